@@ -1,0 +1,79 @@
+package fold
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// Sep separates frames in a folded stack.
+const Sep = ';'
+
+// ParseLine splits a folded line "frame;…;leaf COUNT" at its last space.
+// Frame names may contain spaces; the count never does. A trailing '\r'
+// is ignored. The returned stack aliases line.
+func ParseLine(line []byte) (stack []byte, c Count, err error) {
+	line = bytes.TrimRight(line, " \t\r")
+	i := bytes.LastIndexByte(line, ' ')
+	if j := bytes.LastIndexByte(line, '\t'); j > i {
+		i = j
+	}
+	if i < 0 {
+		return nil, Count{}, errors.New("no count after the stack")
+	}
+	c, err = ParseCount(line[i+1:])
+	if err != nil {
+		return nil, Count{}, fmt.Errorf("bad count %q: %w", line[i+1:], err)
+	}
+	stack = bytes.TrimRight(line[:i], " \t")
+	if len(stack) == 0 {
+		return nil, Count{}, errors.New("empty stack")
+	}
+	return stack, c, nil
+}
+
+// AppendLine appends "stack COUNT\n" to dst.
+func AppendLine(dst, stack []byte, c Count) []byte {
+	dst = append(dst, stack...)
+	dst = append(dst, ' ')
+	dst = c.Append(dst)
+	return append(dst, '\n')
+}
+
+// Frames calls fn for each frame of stack, root first, until fn returns
+// false. Frames alias stack.
+func Frames(stack []byte, fn func(frame []byte) bool) {
+	for len(stack) > 0 {
+		i := bytes.IndexByte(stack, Sep)
+		if i < 0 {
+			fn(stack)
+			return
+		}
+		if !fn(stack[:i]) {
+			return
+		}
+		stack = stack[i+1:]
+	}
+}
+
+// SplitFrames appends the frames of stack to dst and returns it.
+func SplitFrames(dst [][]byte, stack []byte) [][]byte {
+	Frames(stack, func(f []byte) bool { dst = append(dst, f); return true })
+	return dst
+}
+
+// Leaf returns the last frame of stack.
+func Leaf(stack []byte) []byte {
+	return stack[bytes.LastIndexByte(stack, Sep)+1:]
+}
+
+// AppendJoin appends frames joined by ';' to dst.
+func AppendJoin(dst []byte, frames [][]byte) []byte {
+	for i, f := range frames {
+		if i > 0 {
+			dst = append(dst, Sep)
+		}
+		dst = append(dst, f...)
+	}
+	return dst
+}
