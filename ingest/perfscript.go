@@ -1,0 +1,430 @@
+package ingest
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
+)
+
+// PerfScriptOptions are stackcollapse-perf.pl's options, with its names.
+type PerfScriptOptions struct {
+	PID    bool // --pid: process name root frame becomes comm-PID
+	TID    bool // --tid: comm-PID/TID
+	Kernel bool // --kernel: annotate kernel frames with _[k]
+	JIT    bool // --jit: annotate JIT frames with _[j]
+	Addrs  bool // --addrs: keep raw addresses of unknown symbols
+	// Srcline: each frame line is followed by a source line, as printed
+	// by perf script -F+srcline; it is appended to the frame as ":src".
+	Srcline bool
+	// EventFilter keeps only samples of this event; "" means the first
+	// event seen.
+	EventFilter string
+	// SkipAfter drops the callers above a frame with one of these names,
+	// and the process name (inferno's --skip-after).
+	SkipAfter []string
+	// Warn receives notes that are not errors (several events seen).
+	Warn io.Writer
+}
+
+// PerfScriptStats counts what the parser saw.
+type PerfScriptStats struct {
+	Samples  int64 // samples folded
+	Filtered int64 // samples of other events, left out by the event filter
+	Skipped  int64 // samples left out because their header was malformed
+	Events   int   // distinct event names seen
+}
+
+// PerfScript folds perf script text into stacks, one line at a time. It
+// reads every layout perf script prints for samples with call chains: the
+// header and frame lines are parsed field by field, so ip, sym, symoff,
+// dso, srcline, period, event, cpu, pid/tid and time may each be absent.
+//
+// Frame names follow stackcollapse-perf.pl: offsets (+0x…) are removed,
+// arguments are cut at the first top-level '(' (so C++ templates and Go
+// generic and method names survive), ';' becomes ':', unknown symbols
+// fall back to their module ([libc.so.6]), inlined frames a->b are split
+// with _[i], and the process name is the root frame.
+type PerfScript struct {
+	opt  PerfScriptOptions
+	emit EmitFunc
+	diag *stream.Diag
+
+	inSample bool
+	skip     bool // this sample is left out (event filter, bad header)
+	skipRest bool // --skip-after matched: no more callers, no process name
+	hasName  bool
+	pname    []byte
+	weight   fold.Count
+
+	frames []byte  // committed frames, leaf first
+	ends   []int32 // end offset in frames of each committed frame
+
+	pend     []byte  // pieces of the current frame line, in order
+	pendEnds []int32 // their end offsets in pend
+	srcWant  int     // source lines still expected for pend
+	srcNext  int     // index of the piece the next source line belongs to
+
+	noIP    bool // this input's frame lines carry no ip field
+	events  []string
+	noted   bool
+	scratch  []byte
+	fallback []byte
+	rust     []byte
+	stack   []byte
+	tok     [][2]int
+
+	stats PerfScriptStats
+}
+
+// NewPerfScript returns a parser that passes each folded sample to emit
+// and reports malformed lines to diag.
+func NewPerfScript(opt PerfScriptOptions, emit EmitFunc, diag *stream.Diag) *PerfScript {
+	return &PerfScript{opt: opt, emit: emit, diag: diag}
+}
+
+// Stats returns what the parser has counted.
+func (p *PerfScript) Stats() PerfScriptStats { return p.stats }
+
+// EventFilter returns the event samples are filtered by ("" until the
+// first event is seen, when none was given).
+func (p *PerfScript) EventFilter() string { return p.opt.EventFilter }
+
+// Line parses one line of input name (1-based number lineNo). The line
+// has no trailing newline.
+func (p *PerfScript) Line(name string, lineNo int, line []byte) error {
+	// A sample ends at an empty or whitespace-only line (CRLF too).
+	blank := true
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			blank = false
+			break
+		}
+	}
+	if blank {
+		return p.End()
+	}
+	if line[0] == '#' {
+		return nil // perf script --header block and comments
+	}
+	if p.srcWant > 0 && p.inSample {
+		p.srcline(line)
+		return nil
+	}
+	indented := line[0] == ' ' || line[0] == '\t'
+	if p.inSample && indented {
+		return p.frameLine(name, lineNo, line)
+	}
+	if !p.inSample && indented && !p.looksLikeHeader(line) {
+		// Layouts without a header line (-F ip,sym): the frames alone.
+		p.begin()
+		return p.frameLine(name, lineNo, line)
+	}
+	if err := p.End(); err != nil {
+		return err
+	}
+	return p.header(name, lineNo, line)
+}
+
+func (p *PerfScript) begin() {
+	p.inSample = true
+	p.skip, p.skipRest, p.hasName = false, false, false
+	p.pname = p.pname[:0]
+	p.weight = fold.Int(1)
+	p.frames = p.frames[:0]
+	p.ends = p.ends[:0]
+	p.pend = p.pend[:0]
+	p.pendEnds = p.pendEnds[:0]
+	p.srcWant = 0
+}
+
+// End finishes the sample being read, if any: call it at the end of each
+// input, since the last sample need not be followed by a blank line.
+func (p *PerfScript) End() error {
+	if !p.inSample {
+		return nil
+	}
+	p.inSample = false
+	p.commit()
+	if p.skip {
+		return nil
+	}
+	if !p.hasName && len(p.ends) == 0 {
+		return nil
+	}
+	s := p.stack[:0]
+	if p.hasName && !p.skipRest {
+		s = append(s, p.pname...)
+	}
+	for i := len(p.ends) - 1; i >= 0; i-- {
+		start := int32(0)
+		if i > 0 {
+			start = p.ends[i-1]
+		}
+		if len(s) > 0 {
+			s = append(s, ';')
+		}
+		s = append(s, p.frames[start:p.ends[i]]...)
+	}
+	p.stack = s
+	if len(s) == 0 {
+		return nil
+	}
+	p.stats.Samples++
+	return p.emit(s, p.weight)
+}
+
+// Header lines.
+
+func isDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isPidTid matches "TID", "PID/TID", and -1 for exited tasks.
+func isPidTid(b []byte) bool {
+	pid, tid, slash := bytes.Cut(b, []byte{'/'})
+	num := func(x []byte) bool {
+		if len(x) > 0 && x[0] == '-' {
+			x = x[1:]
+		}
+		return isDigits(x)
+	}
+	return num(pid) && (!slash || num(tid))
+}
+
+// isTime matches "SECONDS.FRACTION:" (--ns prints more digits).
+func isTime(b []byte) bool {
+	if len(b) < 3 || b[len(b)-1] != ':' {
+		return false
+	}
+	s, f, ok := bytes.Cut(b[:len(b)-1], []byte{'.'})
+	return ok && isDigits(s) && isDigits(f)
+}
+
+func isCPU(b []byte) bool {
+	return len(b) > 2 && b[0] == '[' && b[len(b)-1] == ']' && isDigits(b[1:len(b)-1])
+}
+
+func (p *PerfScript) tokens(line []byte) [][2]int {
+	t := p.tok[:0]
+	for i := 0; i < len(line); {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i == len(line) {
+			break
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		t = append(t, [2]int{i, j})
+		i = j
+	}
+	p.tok = t
+	return t
+}
+
+// looksLikeHeader tells an indented sample header (as perf prints for
+// comms padded to a width) from a frame line.
+func (p *PerfScript) looksLikeHeader(line []byte) bool {
+	t := p.tokens(line)
+	for _, r := range t[min(1, len(t)):] {
+		tok := line[r[0]:r[1]]
+		if isTime(tok) || isCPU(tok) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *PerfScript) header(name string, lineNo int, line []byte) error {
+	line = bytes.TrimRight(line, " \t\r")
+	t := p.tokens(line)
+	tok := func(i int) []byte { return line[t[i][0]:t[i][1]] }
+
+	// Lines perf prints between samples for --show-task-events,
+	// --show-mmap-events and the like are not samples.
+	for i := range t {
+		if bytes.HasPrefix(tok(i), []byte("PERF_RECORD_")) {
+			return nil
+		}
+	}
+
+	// The process name ends before the pid/tid field, which stands just
+	// before [cpu] or the time when those are printed; otherwise it is the
+	// first number after the name, as stackcollapse-perf.pl takes it.
+	anchor := -1
+	for i := 1; i < len(t); i++ {
+		if isTime(tok(i)) || isCPU(tok(i)) {
+			anchor = i
+			break
+		}
+	}
+	commEnd, pidIdx := -1, -1
+	if anchor >= 0 {
+		commEnd = anchor
+		if anchor >= 2 && isPidTid(tok(anchor-1)) {
+			commEnd, pidIdx = anchor-1, anchor-1
+		}
+	} else {
+		for i := 1; i < len(t); i++ {
+			if isPidTid(tok(i)) {
+				commEnd, pidIdx = i, i
+				break
+			}
+		}
+		if commEnd < 0 {
+			for i := 1; i < len(t); i++ {
+				if b := tok(i); b[len(b)-1] == ':' {
+					commEnd = i
+					break
+				}
+			}
+		}
+	}
+	if commEnd < 1 {
+		p.begin()
+		p.skip = true
+		p.stats.Skipped++
+		return p.diag.Malformed(name, lineNo, line, "not a perf script sample header")
+	}
+
+	p.begin()
+	p.hasName = true
+	comm := line[t[0][0]:t[commEnd-1][1]]
+	p.pname = appendComm(p.pname[:0], comm)
+	if p.opt.PID || p.opt.TID {
+		pid, tid := []byte("?"), []byte("?")
+		if pidIdx >= 0 {
+			var slash bool
+			pid, tid, slash = bytes.Cut(tok(pidIdx), []byte{'/'})
+			if !slash {
+				pid, tid = []byte("?"), pid
+			}
+		}
+		p.pname = append(p.pname, '-')
+		p.pname = append(p.pname, pid...)
+		if p.opt.TID {
+			p.pname = append(p.pname, '/')
+			p.pname = append(p.pname, tid...)
+		}
+	}
+
+	i := commEnd
+	if i == pidIdx {
+		i++
+	}
+	if i < len(t) && isCPU(tok(i)) {
+		i++
+	}
+	if i < len(t) && isTime(tok(i)) {
+		i++
+	}
+	if i < len(t) && isDigits(tok(i)) {
+		if c, err := fold.ParseCount(tok(i)); err == nil && !c.IsZero() {
+			p.weight = c
+		}
+		i++
+	}
+	if i < len(t) {
+		if b := tok(i); len(b) > 1 && b[len(b)-1] == ':' {
+			if !p.keepEvent(b[:len(b)-1]) {
+				p.skip = true
+				p.stats.Filtered++
+				return nil
+			}
+			i++
+		}
+	}
+	if i < len(t) {
+		// Without -g, the one frame follows the event on the header
+		// line; a tracepoint's arguments are not a frame.
+		rest := line[t[i][0]:]
+		if _, _, mod, ok := p.splitFrame(rest); ok && mod != nil {
+			if err := p.frameLine(name, lineNo, rest); err != nil {
+				return err
+			}
+			return p.End()
+		}
+	}
+	return nil
+}
+
+// appendComm appends the process name with its spaces made '_', as the
+// folded format has no room for them in the root frame.
+func appendComm(dst, comm []byte) []byte {
+	for _, c := range comm {
+		if c == ' ' {
+			c = '_'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func (p *PerfScript) keepEvent(ev []byte) bool {
+	known := false
+	for _, e := range p.events {
+		if e == string(ev) {
+			known = true
+			break
+		}
+	}
+	if !known {
+		p.events = append(p.events, string(ev))
+		p.stats.Events = len(p.events)
+	}
+	if p.opt.EventFilter == "" {
+		p.opt.EventFilter = string(ev)
+		return true
+	}
+	if eventMatches(ev, p.opt.EventFilter) {
+		return true
+	}
+	if !p.noted && p.opt.Warn != nil {
+		p.noted = true
+		fmt.Fprintf(p.opt.Warn, "note: several events in the input; folding only %s (choose with --event-filter)\n", p.opt.EventFilter)
+	}
+	return false
+}
+
+// eventMatches compares an event as printed ("cycles:uppp") with a filter
+// given with or without its modifiers.
+func eventMatches(ev []byte, filter string) bool {
+	if string(ev) == filter {
+		return true
+	}
+	base, _, _ := bytes.Cut(ev, []byte{':'})
+	fb, _, _ := bytes.Cut([]byte(filter), []byte{':'})
+	return bytes.Equal(base, fb) && (len(fb) == len(filter) || len(base) == len(ev))
+}
+
+// FoldPerfScript feeds every line of r to p, ending the sample in
+// progress at the end of each input.
+func FoldPerfScript(r *stream.Reader, p *PerfScript) error {
+	for r.Scan() {
+		if r.FirstOfInput() {
+			if err := p.End(); err != nil {
+				return err
+			}
+		}
+		if err := p.Line(r.Name(), r.Line(), r.Bytes()); err != nil {
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return p.End()
+}

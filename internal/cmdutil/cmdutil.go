@@ -1,0 +1,169 @@
+// Package cmdutil holds the conventions every pfold binary shares: exit
+// codes (0 success, 1 input or runtime error, 2 usage error), options
+// accepted after file arguments, a quiet end on a closed pipe, temporary
+// files removed on SIGINT/SIGTERM, and the common flags.
+package cmdutil
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+)
+
+func init() {
+	cli.VersionFlag = &cli.BoolFlag{Name: "version", Usage: "print the version and exit"}
+	cli.HelpFlag = &cli.BoolFlag{Name: "help", Aliases: []string{"h"}, Usage: "show this help and exit"}
+}
+
+// usageError marks an error as a usage error (exit status 2).
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
+
+// UsageErrorf returns a usage error: the program exits with status 2.
+func UsageErrorf(format string, args ...any) error {
+	return usageError{fmt.Errorf(format, args...)}
+}
+
+// Version returns the module version the binary was built from.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok || bi.Main.Version == "" {
+		return "(devel)"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && v == "(devel)" {
+			v += " " + s.Value
+		}
+	}
+	return v
+}
+
+// Main runs app with the process's arguments and exits with its status.
+// It removes temporary files when SIGINT or SIGTERM arrives.
+func Main(app *cli.App) {
+	sigs := make(chan os.Signal, 1)
+	// Catching SIGPIPE makes a write to a closed stdout return EPIPE,
+	// which Run turns into a quiet exit, instead of killing the process.
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGPIPE)
+	go func() {
+		for s := range sigs {
+			if s == syscall.SIGPIPE {
+				continue
+			}
+			stream.RemoveTemp()
+			fmt.Fprintf(os.Stderr, "%s: interrupted\n", app.Name)
+			os.Exit(128 + int(s.(syscall.Signal)))
+		}
+	}()
+	os.Exit(Run(app, os.Args))
+}
+
+// Run runs app with args (args[0] is the program name) and returns the
+// exit status. Output and errors go to app.Writer and app.ErrWriter.
+func Run(app *cli.App, args []string) int {
+	if app.Writer == nil {
+		app.Writer = os.Stdout
+	}
+	if app.ErrWriter == nil {
+		app.ErrWriter = os.Stderr
+	}
+	if app.Reader == nil {
+		app.Reader = os.Stdin
+	}
+	if app.Version == "" {
+		app.Version = Version()
+	}
+	app.HideHelpCommand = true
+	app.ExitErrHandler = func(*cli.Context, error) {} // we choose the status
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	if ex, ok := app.Metadata["examples"].(string); ok && app.CustomAppHelpTemplate == "" {
+		app.CustomAppHelpTemplate = cli.AppHelpTemplate + "\nEXAMPLES:\n" + indent(ex) + "\n"
+	}
+	err := app.Run(reorder(app, args))
+	defer stream.RemoveTemp()
+	switch {
+	case err == nil:
+		return 0
+	case stream.IsBrokenPipe(err):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(app.ErrWriter, "%s: %v\nRun '%s --help' for usage.\n", app.Name, err, app.Name)
+		return 2
+	default:
+		fmt.Fprintf(app.ErrWriter, "%s: %v\n", app.Name, err)
+		return 1
+	}
+}
+
+func indent(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "   " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// reorder moves options written after file arguments in front of them:
+// urfave/cli, like the flag package, stops at the first argument that is
+// not an option, but Unix filters are expected to take them anywhere.
+// Everything after "--" stays an argument.
+func reorder(app *cli.App, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range app.Flags {
+		tv, ok := f.(interface{ TakesValue() bool })
+		for _, n := range f.Names() {
+			takesValue[n] = ok && tv.TakesValue()
+		}
+	}
+	var opts, files []string
+	rest := args[1:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--":
+			files = append(files, rest[i+1:]...)
+			i = len(rest)
+		case len(a) > 1 && a[0] == '-':
+			opts = append(opts, a)
+			name := strings.TrimLeft(a, "-")
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+				i++
+				opts = append(opts, rest[i])
+			}
+		default:
+			files = append(files, a)
+		}
+	}
+	out := append([]string{args[0]}, opts...)
+	if len(files) > 0 {
+		out = append(out, "--")
+		out = append(out, files...)
+	}
+	return out
+}
+
+// Stderr returns where diagnostics go.
+func Stderr(c *cli.Context) io.Writer { return c.App.ErrWriter }
+
+// IsTerminal reports whether r is a terminal: a filter run with no file
+// and nothing piped in would otherwise wait silently.
+func IsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,49 @@
+package cmdutil
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+)
+
+// The flags most binaries share.
+var (
+	OutputFlag = &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "write the result to `FILE` (- is stdout)"}
+	StrictFlag = &cli.BoolFlag{Name: "strict", Usage: "make the first malformed input line a fatal error (exit 1)", DefaultText: "false"}
+	StatsFlag  = &cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, stacks and spilled runs to stderr", DefaultText: "false"}
+	MemFlag    = &cli.StringFlag{Name: "mem", Value: "256MiB", EnvVars: []string{"PFOLD_MEM"}, Usage: "memory budget `SIZE` of the stack table; past it, sorted runs spill to --tmpdir"}
+	TmpDirFlag = &cli.StringFlag{Name: "tmpdir", EnvVars: []string{"TMPDIR"}, Usage: "`DIR` for spilled runs", DefaultText: "$TMPDIR or /tmp"}
+)
+
+// AggregateFlags are the flags of a binary that aggregates stacks.
+func AggregateFlags() []cli.Flag { return []cli.Flag{MemFlag, TmpDirFlag} }
+
+// AggregatorOptions reads --mem and --tmpdir. It also sets the Go
+// runtime's soft memory limit just above the budget, so the collector
+// keeps the heap near what was promised.
+func AggregatorOptions(c *cli.Context) (stream.Options, error) {
+	mem, err := stream.ParseSize(c.String("mem"))
+	if err != nil {
+		return stream.Options{}, UsageErrorf("--mem: %v", err)
+	}
+	debug.SetMemoryLimit(mem + 48<<20)
+	return stream.Options{Mem: mem, TmpDir: c.String("tmpdir")}, nil
+}
+
+// Input returns a reader of the command's file arguments ("-" or none is
+// the app's standard input).
+func Input(c *cli.Context) *stream.Reader {
+	return stream.NewReaderStdin(c.Args().Slice(), c.App.Reader)
+}
+
+// Output opens the --output destination (the app's stdout by default).
+func Output(c *cli.Context) (*stream.Output, error) {
+	return stream.CreateOr(c.String("output"), c.App.Writer)
+}
+
+// Statsf prints one --stats line to stderr.
+func Statsf(c *cli.Context, format string, args ...any) {
+	fmt.Fprintf(c.App.ErrWriter, c.App.Name+": "+format+"\n", args...)
+}

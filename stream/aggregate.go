@@ -1,0 +1,368 @@
+package stream
+
+import (
+	"bytes"
+	"container/heap"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/pfold/pfold/fold"
+)
+
+// Options configure an Aggregator.
+type Options struct {
+	// Mem is the memory budget of the table in bytes (DefaultMem when 0).
+	// When the table would grow past it, it is written to disk as a
+	// sorted run and emptied.
+	Mem int64
+	// TmpDir is where runs are spilled ("" means $TMPDIR).
+	TmpDir string
+}
+
+// DefaultMem is the memory budget when none is given.
+const DefaultMem = 256 << 20
+
+// Aggregator sums counts of identical stacks within a memory budget and
+// yields them sorted bytewise, merging whatever it spilled to disk. The
+// output is byte-identical whether or not anything spilled.
+type Aggregator struct {
+	opt   Options
+	t     *table
+	dir   string   // spill directory, made on first spill
+	runs  []string // spilled run files, oldest first
+	stats Stats
+}
+
+// Stats describe an aggregation.
+type Stats struct {
+	Added  int64      // stacks added
+	Runs   int        // runs spilled to disk
+	Unique int64      // distinct stacks yielded (known after Each)
+	Total  fold.Count // sum of counts yielded (known after Each)
+}
+
+// NewAggregator returns an empty Aggregator.
+func NewAggregator(opt Options) *Aggregator {
+	if opt.Mem <= 0 {
+		opt.Mem = DefaultMem
+	}
+	chunk := int(min(4<<20, max(4<<10, opt.Mem/8)))
+	return &Aggregator{opt: opt, t: newTable(chunk)}
+}
+
+// Add adds c to the count of stack. The stack bytes are copied.
+func (a *Aggregator) Add(stack []byte, c fold.Count) error {
+	return a.AddHash(hash(stack), stack, c)
+}
+
+// AddHash is Add for a caller that has already hashed the stack with
+// Hash.
+func (a *Aggregator) AddHash(h uint64, stack []byte, c fold.Count) error {
+	a.stats.Added++
+	t := a.t
+	if e, _ := t.find(h, stack); e != nil {
+		sum, err := e.count.Add(c)
+		if err != nil {
+			return fmt.Errorf("stack %.80q…: %w", stack, err)
+		}
+		e.count = sum
+		return nil
+	}
+	if len(t.entries) > 0 && t.size()+t.growthCost(len(stack)) > a.opt.Mem {
+		if err := a.spill(); err != nil {
+			return err
+		}
+	}
+	return t.add(h, stack, c)
+}
+
+// Hash returns the hash AddHash expects.
+func Hash(stack []byte) uint64 { return hash(stack) }
+
+// Len returns the number of distinct stacks in memory.
+func (a *Aggregator) Len() int { return len(a.t.entries) }
+
+func (a *Aggregator) spill() error {
+	if a.dir == "" {
+		d, err := makeTempDir(a.opt.TmpDir)
+		if err != nil {
+			return fmt.Errorf("spill: %w", err)
+		}
+		a.dir = d
+	}
+	path := filepath.Join(a.dir, fmt.Sprintf("run-%06d.lz4", len(a.runs)))
+	w, err := createRun(path)
+	if err != nil {
+		return err
+	}
+	a.runs = append(a.runs, path)
+	a.stats.Runs++
+	for i := range a.t.sorted() {
+		e := &a.t.entries[i]
+		if err := w.write(a.t.key(e), e.count); err != nil {
+			w.close()
+			return fmt.Errorf("spill %s: %w", path, err)
+		}
+	}
+	if err := w.close(); err != nil {
+		return err
+	}
+	a.t.reset()
+	return nil
+}
+
+// Stats returns what the aggregator has counted so far.
+func (a *Aggregator) Stats() Stats { return a.stats }
+
+// Each calls fn for every distinct stack in bytewise order with its summed
+// count, merging spilled runs. The stack is valid only during the call.
+// Each may be called once; Close must still be called.
+func (a *Aggregator) Each(fn func(stack []byte, c fold.Count) error) error {
+	return EachMerged([]*Aggregator{a}, fn)
+}
+
+// WriteTo writes every stack as a folded line, sorted.
+func (a *Aggregator) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	buf := make([]byte, 0, 64<<10)
+	err := a.Each(func(stack []byte, c fold.Count) error {
+		buf = fold.AppendLine(buf, stack, c)
+		if len(buf) >= 60<<10 {
+			m, err := w.Write(buf)
+			n += int64(m)
+			buf = buf[:0]
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return n, err
+	}
+	m, err := w.Write(buf)
+	return n + int64(m), err
+}
+
+// Close removes the spilled runs.
+func (a *Aggregator) Close() error {
+	if a.dir == "" {
+		return nil
+	}
+	d := a.dir
+	a.dir, a.runs = "", nil
+	return removeTempDir(d)
+}
+
+// EachMerged is Each over the union of several aggregators (for example
+// one per worker goroutine): identical stacks from different aggregators
+// are summed. The stats of aggs[0] receive the totals.
+func EachMerged(aggs []*Aggregator, fn func(stack []byte, c fold.Count) error) error {
+	var srcs []source
+	var runs []string
+	budget := int64(0)
+	spilled := false
+	for _, a := range aggs {
+		budget += a.opt.Mem
+		if len(a.runs) > 0 {
+			spilled = true
+		}
+	}
+	for _, a := range aggs {
+		// Once anything spilled, the tables go to disk too, so the merge
+		// runs in the budget rather than on top of the full tables.
+		if spilled && len(a.t.entries) > 0 {
+			if err := a.spill(); err != nil {
+				return err
+			}
+		}
+		if spilled {
+			runs = append(runs, a.runs...)
+			a.t.release()
+		} else {
+			srcs = append(srcs, &tableSource{t: a.t, entries: a.t.sorted(), i: -1})
+		}
+	}
+	if spilled {
+		fanIn := int(max(8, budget/runReaderCost))
+		var err error
+		runs, err = aggs[0].reduceRuns(runs, fanIn)
+		if err != nil {
+			return err
+		}
+		for _, path := range runs {
+			r, err := openRun(path)
+			if err != nil {
+				closeSources(srcs)
+				return err
+			}
+			srcs = append(srcs, r)
+		}
+		defer closeSources(srcs)
+	}
+	st := &aggs[0].stats
+	return merge(srcs, func(stack []byte, c fold.Count) error {
+		st.Unique++
+		var err error
+		if st.Total, err = st.Total.Add(c); err != nil {
+			return fmt.Errorf("total count: %w", err)
+		}
+		return fn(stack, c)
+	})
+}
+
+// reduceRuns merges runs fanIn at a time until at most fanIn remain, so
+// the final merge keeps its open readers within the memory budget.
+func (a *Aggregator) reduceRuns(runs []string, fanIn int) ([]string, error) {
+	for len(runs) > fanIn {
+		group := runs[:fanIn]
+		var srcs []source
+		for _, p := range group {
+			r, err := openRun(p)
+			if err != nil {
+				closeSources(srcs)
+				return nil, err
+			}
+			srcs = append(srcs, r)
+		}
+		path := filepath.Join(a.dir, fmt.Sprintf("merged-%06d.lz4", len(a.runs)))
+		a.runs = append(a.runs, path)
+		w, err := createRun(path)
+		if err != nil {
+			closeSources(srcs)
+			return nil, err
+		}
+		err = merge(srcs, w.write)
+		closeSources(srcs)
+		if e := w.close(); err == nil {
+			err = e
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range group {
+			os.Remove(p) // merged into path: give the disk back early
+		}
+		runs = append(runs[fanIn:], path)
+	}
+	return runs, nil
+}
+
+// A source yields stacks in bytewise order, each once.
+type source interface {
+	next() error // io.EOF at the end
+	cur() ([]byte, fold.Count)
+}
+
+func (r *runReader) cur() ([]byte, fold.Count) { return r.stack, r.count }
+
+type tableSource struct {
+	t       *table
+	entries []entry
+	i       int
+}
+
+func (s *tableSource) next() error {
+	s.i++
+	if s.i >= len(s.entries) {
+		return io.EOF
+	}
+	return nil
+}
+
+func (s *tableSource) cur() ([]byte, fold.Count) {
+	e := &s.entries[s.i]
+	return s.t.key(e), e.count
+}
+
+func closeSources(srcs []source) {
+	for _, s := range srcs {
+		if r, ok := s.(*runReader); ok {
+			r.close()
+		}
+	}
+}
+
+// merge calls fn for each distinct stack of the sorted sources, in order,
+// summing the counts of a stack found in several sources.
+func merge(srcs []source, fn func([]byte, fold.Count) error) error {
+	if len(srcs) == 1 {
+		s := srcs[0]
+		for {
+			if err := s.next(); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if err := fn(s.cur()); err != nil {
+				return err
+			}
+		}
+	}
+	h := make(sourceHeap, 0, len(srcs))
+	for _, s := range srcs {
+		if err := s.next(); err == io.EOF {
+			continue
+		} else if err != nil {
+			return err
+		}
+		h = append(h, s)
+	}
+	heap.Init(&h)
+	var acc []byte
+	for len(h) > 0 {
+		stack, c := h[0].cur()
+		acc = append(acc[:0], stack...)
+		for {
+			if err := h.advance(); err != nil {
+				return err
+			}
+			if len(h) == 0 {
+				break
+			}
+			s2, c2 := h[0].cur()
+			if !bytes.Equal(s2, acc) {
+				break
+			}
+			var err error
+			if c, err = c.Add(c2); err != nil {
+				return fmt.Errorf("stack %.80q…: %w", acc, err)
+			}
+		}
+		if err := fn(acc, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type sourceHeap []source
+
+func (h sourceHeap) Len() int { return len(h) }
+func (h sourceHeap) Less(i, j int) bool {
+	a, _ := h[i].cur()
+	b, _ := h[j].cur()
+	return bytes.Compare(a, b) < 0
+}
+func (h sourceHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *sourceHeap) Push(x any)   { *h = append(*h, x.(source)) }
+func (h *sourceHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// advance moves the top source on, dropping it at its end.
+func (h *sourceHeap) advance() error {
+	err := (*h)[0].next()
+	if err == io.EOF {
+		heap.Pop(h)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	heap.Fix(h, 0)
+	return nil
+}

@@ -1,0 +1,69 @@
+package stream
+
+import (
+	"fmt"
+	"io"
+)
+
+// Diag reports malformed input lines on a writer (standard error): the
+// first few verbatim with file:line and the reason, then only a count, so
+// a bad multi-GB dump cannot flood the terminal. Nothing is dropped
+// silently: Flush prints how many lines were skipped in all.
+type Diag struct {
+	w      io.Writer
+	strict bool
+	shown  int
+	count  int
+	// Verbatim is how many malformed lines are printed in full.
+	Verbatim int
+}
+
+// NewDiag returns a Diag writing to w; with strict, the first malformed
+// line is an error.
+func NewDiag(w io.Writer, strict bool) *Diag {
+	return &Diag{w: w, strict: strict, Verbatim: 10}
+}
+
+// SyntaxError is a malformed input line.
+type SyntaxError struct {
+	Name string // input name
+	Line int    // 1-based line number
+	Why  string
+	Text string // the offending line, shortened when long
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d: %s: %q", e.Name, e.Line, e.Why, e.Text)
+}
+
+// maxShown bounds how much of an offending line is printed.
+const maxShown = 200
+
+// Malformed records a malformed line. It returns a *SyntaxError when the
+// Diag is strict, nil otherwise (the caller skips the line and goes on).
+func (d *Diag) Malformed(name string, line int, text []byte, why string) error {
+	d.count++
+	t := text
+	if len(t) > maxShown {
+		t = t[:maxShown]
+	}
+	e := &SyntaxError{Name: name, Line: line, Why: why, Text: string(t)}
+	if d.strict {
+		return e
+	}
+	if d.shown < d.Verbatim {
+		d.shown++
+		fmt.Fprintf(d.w, "warning: %s (line skipped)\n", e)
+	}
+	return nil
+}
+
+// Count returns how many malformed lines were recorded.
+func (d *Diag) Count() int { return d.count }
+
+// Flush prints the number of malformed lines not shown verbatim.
+func (d *Diag) Flush() {
+	if d.count > d.shown && !d.strict {
+		fmt.Fprintf(d.w, "warning: %d more malformed lines skipped (%d in all)\n", d.count-d.shown, d.count)
+	}
+}

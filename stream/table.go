@@ -1,0 +1,175 @@
+package stream
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/pfold/pfold/fold"
+)
+
+// table is an open-addressing hash table of stacks to counts whose keys
+// live in an arena of byte chunks, so adding a stack allocates nothing
+// once the arrays have grown. A 64-bit hash is not an identity: lookups
+// compare the stack bytes too.
+type table struct {
+	slots   []int32 // index into entries, -1 when empty; len is a power of two
+	entries []entry
+	chunks  [][]byte
+	cur     int // the chunk being filled
+	chunk   int // size of a new arena chunk
+}
+
+type entry struct {
+	hash  uint64
+	chunk uint32
+	off   uint32
+	n     uint32
+	count fold.Count
+}
+
+const entrySize = 48
+
+func newTable(chunk int) *table {
+	t := &table{chunk: chunk}
+	t.slots = make([]int32, 1024)
+	for i := range t.slots {
+		t.slots[i] = -1
+	}
+	t.entries = make([]entry, 0, 512)
+	return t
+}
+
+func (t *table) key(e *entry) []byte {
+	return t.chunks[e.chunk][e.off : e.off+e.n]
+}
+
+// size returns the bytes the table holds.
+func (t *table) size() int64 {
+	n := int64(len(t.slots))*4 + int64(cap(t.entries))*entrySize
+	for _, c := range t.chunks {
+		n += int64(cap(c))
+	}
+	return n
+}
+
+// growthCost returns how many more bytes adding one new stack of n bytes
+// may take.
+func (t *table) growthCost(n int) int64 {
+	var c int64
+	if len(t.entries) == cap(t.entries) {
+		c += int64(cap(t.entries)) * entrySize
+	}
+	if 2*(len(t.entries)+1) > len(t.slots) {
+		c += int64(len(t.slots)) * 4 * 2
+	}
+	if !t.fits(n) {
+		c += int64(max(n, t.chunk))
+	}
+	return c
+}
+
+// find returns the entry of stack, or nil, and the slot where it belongs.
+func (t *table) find(h uint64, stack []byte) (*entry, int) {
+	mask := len(t.slots) - 1
+	i := int(h) & mask
+	for {
+		s := t.slots[i]
+		if s < 0 {
+			return nil, i
+		}
+		e := &t.entries[s]
+		if e.hash == h && bytes.Equal(t.key(e), stack) {
+			return e, i
+		}
+		i = (i + 1) & mask
+	}
+}
+
+// add adds c to stack's count, inserting stack when new.
+func (t *table) add(h uint64, stack []byte, c fold.Count) error {
+	e, slot := t.find(h, stack)
+	if e != nil {
+		sum, err := e.count.Add(c)
+		if err != nil {
+			return err
+		}
+		e.count = sum
+		return nil
+	}
+	if 2*(len(t.entries)+1) > len(t.slots) {
+		t.rehash(2 * len(t.slots))
+		_, slot = t.find(h, stack)
+	}
+	ci, off := t.store(stack)
+	t.slots[slot] = int32(len(t.entries))
+	t.entries = append(t.entries, entry{hash: h, chunk: ci, off: off, n: uint32(len(stack)), count: c})
+	return nil
+}
+
+// fits reports whether n more bytes fit in an arena chunk already held.
+func (t *table) fits(n int) bool {
+	for i := t.cur; i < len(t.chunks); i++ {
+		if len(t.chunks[i])+n <= cap(t.chunks[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *table) store(stack []byte) (uint32, uint32) {
+	for t.cur < len(t.chunks) && len(t.chunks[t.cur])+len(stack) > cap(t.chunks[t.cur]) {
+		t.cur++
+	}
+	if t.cur == len(t.chunks) {
+		t.chunks = append(t.chunks, make([]byte, 0, max(len(stack), t.chunk)))
+	}
+	c := t.chunks[t.cur]
+	off := len(c)
+	t.chunks[t.cur] = append(c, stack...)
+	return uint32(t.cur), uint32(off)
+}
+
+func (t *table) rehash(n int) {
+	t.slots = make([]int32, n)
+	for i := range t.slots {
+		t.slots[i] = -1
+	}
+	mask := n - 1
+	for idx := range t.entries {
+		i := int(t.entries[idx].hash) & mask
+		for t.slots[i] >= 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = int32(idx)
+	}
+}
+
+// sorted sorts the entries bytewise by stack; the slots are invalid
+// afterwards until reset.
+func (t *table) sorted() []entry {
+	slices.SortFunc(t.entries, func(a, b entry) int {
+		return bytes.Compare(t.key(&a), t.key(&b))
+	})
+	return t.entries
+}
+
+// reset empties the table, keeping its arrays for reuse.
+func (t *table) reset() {
+	for i := range t.slots {
+		t.slots[i] = -1
+	}
+	t.entries = t.entries[:0]
+	for i := range t.chunks {
+		t.chunks[i] = t.chunks[i][:0]
+	}
+	t.cur = 0
+}
+
+// release drops the table's arrays once its entries have been written out.
+func (t *table) release() {
+	t.slots, t.entries, t.chunks, t.cur = nil, nil, nil, 0
+}
+
+// hash is the stack hash used by every table.
+func hash(stack []byte) uint64 { return xxhash.Sum64(stack) }
