@@ -51,6 +51,7 @@ package callgrind
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"errors"
 	"io"
@@ -219,15 +220,7 @@ func (p *Profile) frameID(f []byte) int32 {
 		return id
 	}
 	raw := string(f)
-	name, file, line, ok := SplitLocation(f)
-	if !ok {
-		file = []byte(UnknownFile)
-	}
-	if len(name) == 0 {
-		// "fn=(id) " with an empty name reads as a reference to id.
-		name = []byte("(empty)")
-	}
-	key := funcKey{file: string(file), name: string(name)}
+	key, line := frameFunction(f)
 	fn, ok := p.funcIndex[key]
 	if !ok {
 		fn = int32(len(p.funcs))
@@ -239,6 +232,28 @@ func (p *Profile) frameID(f []byte) int32 {
 	p.frameIndex[raw] = id
 	return id
 }
+
+// frameFunction returns the function (file and name) a frame belongs to, and
+// its line.
+func frameFunction(f []byte) (funcKey, uint64) {
+	name, file, line, ok := SplitLocation(f)
+	if !ok {
+		file = []byte(UnknownFile)
+	}
+	// Readers drop the white space after "fn=(id)" (callgrind_annotate:
+	// Perl's \s*), and take an empty name there for a reference to id.
+	name = bytes.TrimLeft(name, space)
+	if len(name) == 0 {
+		name = []byte("(empty)")
+	}
+	file = bytes.TrimLeft(file, space)
+	if len(file) == 0 {
+		file = []byte(UnknownFile)
+	}
+	return funcKey{file: string(file), name: string(name)}, line
+}
+
+const space = " \t\n\v\f\r"
 
 func (p *Profile) edge(from, to int32) *edge {
 	k := edgeKey{from, to}

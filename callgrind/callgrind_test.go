@@ -66,7 +66,7 @@ func read(t testing.TB, text string) *model {
 	m := &model{self: map[string]uint64{}, calls: map[[2]string]*call{}, called: map[string]bool{}}
 	ids := map[string]string{}
 	resolve := func(spec, v string, n int) string {
-		sm := regexp.MustCompile(`^\((\d+)\)\s*(.*)$`).FindStringSubmatch(v)
+		sm := regexp.MustCompile(`^\((\d+)\)[ \t\n\v\f\r]*(.*)$`).FindStringSubmatch(v)
 		if sm == nil {
 			return v
 		}
@@ -235,14 +235,8 @@ type truth struct {
 }
 
 func key(frame []byte) string {
-	name, file, _, ok := SplitLocation(frame)
-	if !ok {
-		file = []byte(UnknownFile)
-	}
-	if len(name) == 0 {
-		name = []byte("(empty)")
-	}
-	return string(file) + ":" + string(name)
+	k, _ := frameFunction(frame)
+	return k.file + ":" + k.name
 }
 
 func stacksTruth(t testing.TB, folded string) truth {
@@ -552,5 +546,83 @@ func TestFileBlocksStartWithFl(t *testing.T) {
 			t.Errorf("cfn= line %q not preceded by cfl=", sc.Text())
 		}
 		prev = sc.Text()
+	}
+}
+
+// FuzzProfile converts arbitrary folded text and checks the output
+// against the stacks, as TestRealInputs does for real ones.
+func FuzzProfile(f *testing.F) {
+	for _, s := range []string{
+		rbspyStacks, "a;b;a;b 1\n", "x;b;c;b;d 4\nx;d 2\n", "f;f;f 2\nf;g 1\n",
+		"main:a.c:1;f:a.c:2;f:a.c:3 2\n", "a;;b 1\na; 2\n", "(1) x;(2) 3\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		var lines []string
+		p := New(Options{})
+		for _, line := range strings.Split(text, "\n") {
+			stack, c, err := fold.ParseLine([]byte(line))
+			if err != nil || c.Float || c.N > 1<<40 || strings.ContainsAny(line, "\r\t") {
+				continue
+			}
+			if err := p.Add(stack, c); err != nil {
+				t.Fatalf("Add(%q): %v", stack, err)
+			}
+			lines = append(lines, line)
+		}
+		if len(lines) == 0 {
+			return
+		}
+		in := strings.Join(lines, "\n") + "\n"
+		var b bytes.Buffer
+		if _, err := p.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		checkAgainstStacks(t, in, b.String())
+	})
+}
+
+// benchInput is a real input repeated to a few MB.
+func benchInput(b *testing.B) []byte {
+	var in []byte
+	for _, name := range []string{"vertx.folded", "stackprof-cpu.folded", "cwork.folded"} {
+		in = append(in, readFile(b, name)...)
+	}
+	return bytes.Repeat(in, 10)
+}
+
+func BenchmarkAdd(b *testing.B) {
+	in := benchInput(b)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p := New(Options{})
+		for line := range bytes.Lines(in) {
+			stack, c, err := fold.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := p.Add(stack, c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+func BenchmarkWriteTo(b *testing.B) {
+	in := benchInput(b)
+	p := New(Options{})
+	for line := range bytes.Lines(in) {
+		stack, c, _ := fold.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
+		p.Add(stack, c)
+	}
+	var out bytes.Buffer
+	p.WriteTo(&out)
+	b.SetBytes(int64(out.Len()))
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		p.WriteTo(&out)
 	}
 }
