@@ -1,0 +1,938 @@
+package ingest
+
+// IgProf profile dumps (igprof -pp, -mp, -fd, …).
+//
+// A dump is a text file, usually gzip-compressed. Its first line names the
+// program:
+//
+//	P=(HEX ID=<pid> N=(<program>) T=<seconds per tick>)
+//
+// With the HEX marker every integer of the dump is lowercase hexadecimal
+// without 0x (leak addresses always carry 0x); without it, decimal. Each
+// further line is one node of a call tree, written depth first:
+//
+//	C<depth> FN<id>=(F<fid>=(<path>)+<fileoff> N=(<symbol>))+<off> V<cid>=(<NAME>):(<count>,<total>,<peak>);LK=(0x<addr>,<size>)
+//
+// C1 is a root (each thread buffer is its own tree, so C1 repeats); a node
+// at depth d hangs under the latest node at depth d-1. FN, F and V define
+// an entity the first time (FN3=(…), V0=(…)) and refer to it later (FN3+8,
+// V0:(…)). The values on a node are that node's own, exclusive cost. Counter
+// ids restart in each thread buffer while their names repeat, so counters
+// are known by name. The writer is profile.cc and the reader analyse.cc in
+// the igprof/igprof repository.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+	"strings"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
+)
+
+// IgProfHeader is the first line of a dump.
+type IgProfHeader struct {
+	Hex     bool   // integers are hexadecimal
+	PID     uint64 // process id
+	Program string // N=(…), as written
+	Tick    string // T=…, seconds per PERF_TICKS tick, as written
+}
+
+// IgProfLeak is one live block of a resource counter (MEM_LIVE): the
+// ;LK=(0x<addr>,<size>) records after a counter value.
+type IgProfLeak struct {
+	Addr, Size uint64
+}
+
+// IgProfValue is one counter value of a call-tree node.
+type IgProfValue struct {
+	Counter int    // index into IgProfParser.Counters
+	Count   uint64 // how many times the counter ticked (calls, allocations)
+	Total   uint64 // its summed value (ticks, bytes)
+	Peak    uint64 // its peak value
+	Leaks   []IgProfLeak
+}
+
+// IgProfSyntaxError is a malformed dump line. The line is skipped; the
+// caller reports it with the input name and line number.
+type IgProfSyntaxError struct {
+	Why string
+}
+
+func (e *IgProfSyntaxError) Error() string { return e.Why }
+
+func igSyntax(format string, args ...any) error {
+	return &IgProfSyntaxError{Why: fmt.Sprintf(format, args...)}
+}
+
+// IgProfLineKind says what a parsed line was.
+type IgProfLineKind int
+
+const (
+	IgProfBlank IgProfLineKind = iota // an empty line
+	IgProfHead                        // the P=(…) header: a new dump begins
+	IgProfNode                        // a C<depth> call-tree node
+)
+
+// IgProfParser parses a dump line by line. It keeps the symbol and file
+// tables and the path from the root to the current node, nothing else, so
+// its memory grows with the number of distinct symbols and the depth of
+// the tree, not with the size of the dump.
+//
+// Functions are folded by name: the several FN ids of one function (one
+// per call site) share one symbol. Unresolved symbols (@?0x<address>, the
+// run-time address) are named the way igprof-analyse names them,
+// @{<file base name>+<decimal offset of the function in the file>}, for
+// example @{libc.so.6+160330}; a function of a dynamically generated
+// region (empty file name) becomes @?0x<hex offset>{<dynamically-generated>}.
+// Other names, mangled or not, are kept as written, with ';' (the folded
+// frame separator) replaced by ':'.
+type IgProfParser struct {
+	Header IgProfHeader
+	// Counters are the counter names met so far, in order of appearance,
+	// across dumps.
+	Counters []string
+	// Values are the counter values of the last node line; they and
+	// their leaks are reused by the next line.
+	Values []IgProfValue
+
+	dumps     int
+	broken    bool              // the current dump's header was malformed
+	counterOf map[string]int    // counter name → index in Counters
+	ctrIDs    map[uint64]int    // counter id of this dump → index
+	files     map[uint64]string // file id → path
+	fns       map[uint64]uint32 // function id → symbol
+	symbols   []string          // symbol → name
+	symbolOf  map[string]uint32 // name → symbol
+
+	path   []uint32 // symbols of the current path, root first
+	joined []byte   // names of path joined by ';'
+	ends   []int    // ends[i]: len(joined) through path[i]
+
+	leaks []IgProfLeak // backing store of Values[i].Leaks
+	name  []byte       // scratch for symbol names
+}
+
+// NewIgProfParser returns a parser expecting a dump header.
+func NewIgProfParser() *IgProfParser {
+	return &IgProfParser{counterOf: map[string]int{}}
+}
+
+// Dumps returns how many dump headers were parsed.
+func (p *IgProfParser) Dumps() int { return p.dumps }
+
+// Depth returns the depth of the current node (1 for a root), 0 before
+// the first node of a dump.
+func (p *IgProfParser) Depth() int { return len(p.path) }
+
+// Stack returns the function names from the root to the current node,
+// joined by ';'. It is valid until the next Parse.
+func (p *IgProfParser) Stack() []byte { return p.joined }
+
+// Leaf returns the name of the current node's function.
+func (p *IgProfParser) Leaf() string {
+	if len(p.path) == 0 {
+		return ""
+	}
+	return p.symbols[p.path[len(p.path)-1]]
+}
+
+// Parse parses one line (without its newline). Malformed lines return an
+// *IgProfSyntaxError; the parser stays usable and the line has no values.
+func (p *IgProfParser) Parse(line []byte) (IgProfLineKind, error) {
+	p.Values = p.Values[:0]
+	p.leaks = p.leaks[:0]
+	line = bytes.TrimRight(line, " \t\r")
+	switch {
+	case len(line) == 0:
+		return IgProfBlank, nil
+	case bytes.HasPrefix(line, []byte("P=(")):
+		return IgProfHead, p.parseHeader(line)
+	case p.dumps == 0:
+		return IgProfNode, igSyntax("no dump header P=(…) before this line")
+	case p.broken:
+		return IgProfNode, igSyntax("in a dump whose header P=(…) is malformed")
+	case line[0] == 'C':
+		return IgProfNode, p.parseNode(line)
+	}
+	return IgProfNode, igSyntax("neither a call-tree node C<depth> nor a header P=(…)")
+}
+
+func (p *IgProfParser) parseHeader(line []byte) error {
+	// A new dump: its ids restart, whether or not the header parses.
+	p.dumps++
+	p.ctrIDs = map[uint64]int{}
+	p.files = map[uint64]string{}
+	p.fns = map[uint64]uint32{}
+	p.truncate(0)
+	p.Header = IgProfHeader{}
+	err := p.parseHeaderFields(line)
+	p.broken = err != nil
+	return err
+}
+
+// Broken reports whether the header of the current dump was malformed;
+// its lines are then skipped as malformed too.
+func (p *IgProfParser) Broken() bool { return p.broken }
+
+func (p *IgProfParser) parseHeaderFields(line []byte) error {
+	// P=(HEX ID=<pid> N=(<program>) T=<seconds>)
+	var h IgProfHeader
+	s := line[len("P=("):]
+	if rest, ok := bytes.CutPrefix(s, []byte("HEX ")); ok {
+		h.Hex, s = true, rest
+	}
+	s, ok := bytes.CutPrefix(s, []byte("ID="))
+	if !ok {
+		return igSyntax("header: no ID=")
+	}
+	pid, s, ok := cutUint(s, h.base())
+	if !ok {
+		return igSyntax("header: bad process id")
+	}
+	h.PID = pid
+	s, ok = bytes.CutPrefix(s, []byte(" N=("))
+	if !ok {
+		return igSyntax("header: no N=(program)")
+	}
+	// The program name may hold ')' or spaces: it ends at the last ") T=".
+	i := bytes.LastIndex(s, []byte(") T="))
+	if i < 0 || !bytes.HasSuffix(s, []byte(")")) {
+		return igSyntax("header: no T=<seconds per tick>)")
+	}
+	h.Program = string(s[:i])
+	h.Tick = string(s[i+len(") T=") : len(s)-1])
+	if _, _, err := parseDecimalFraction(h.Tick); err != nil {
+		return igSyntax("header: tick period %q: %v", h.Tick, err)
+	}
+	p.Header = h
+	return nil
+}
+
+func (h *IgProfHeader) base() int {
+	if h.Hex {
+		return 16
+	}
+	return 10
+}
+
+// truncate cuts the current path to its first n nodes.
+func (p *IgProfParser) truncate(n int) {
+	p.path = p.path[:n]
+	p.ends = p.ends[:n]
+	if n == 0 {
+		p.joined = p.joined[:0]
+	} else {
+		p.joined = p.joined[:p.ends[n-1]]
+	}
+}
+
+func (p *IgProfParser) push(sym uint32) {
+	if len(p.path) > 0 {
+		p.joined = append(p.joined, fold.Sep)
+	}
+	p.joined = append(p.joined, p.symbols[sym]...)
+	p.path = append(p.path, sym)
+	p.ends = append(p.ends, len(p.joined))
+}
+
+func (p *IgProfParser) parseNode(line []byte) error {
+	base := p.Header.base()
+	depth, s, ok := cutUint(line[1:], base)
+	if !ok || depth == 0 {
+		return igSyntax("bad call depth")
+	}
+	if depth > uint64(len(p.path))+1 {
+		return igSyntax("call depth %d under a node of depth %d (its parent line is missing or was skipped)", depth, len(p.path))
+	}
+	d := int(depth)
+	// Whatever happens next, the node replaces the old one at depth d.
+	p.truncate(d - 1)
+	s, ok = bytes.CutPrefix(s, []byte(" FN"))
+	if !ok {
+		return igSyntax("no function FN<id> after the depth")
+	}
+	id, s, ok := cutUint(s, base)
+	if !ok {
+		return igSyntax("bad function id")
+	}
+	var sym uint32
+	if len(s) > 0 && s[0] == '=' {
+		var err error
+		if sym, s, err = p.parseFunction(s[1:], base); err != nil {
+			return err
+		}
+		p.fns[id] = sym
+	} else {
+		sym, ok = p.fns[id]
+		if !ok {
+			return igSyntax("function FN%s used before its definition", formatUint(id, base))
+		}
+	}
+	// The offset of the call in the function: unused.
+	s, ok = bytes.CutPrefix(s, []byte("+"))
+	if !ok {
+		return igSyntax("no +<offset> after the function")
+	}
+	if _, s, ok = cutUint(s, base); !ok {
+		return igSyntax("bad call offset")
+	}
+	p.push(sym)
+	if err := p.parseValues(s, base); err != nil {
+		p.Values = p.Values[:0]
+		return err
+	}
+	return nil
+}
+
+// parseFunction parses a function definition after "FN<id>=":
+// (F<fid>=(<path>)+<fileoff> N=(<symbol>)) or (F<fid>+<fileoff> N=(<symbol>)).
+// It returns the rest after the closing parenthesis.
+func (p *IgProfParser) parseFunction(s []byte, base int) (uint32, []byte, error) {
+	s, ok := bytes.CutPrefix(s, []byte("(F"))
+	if !ok {
+		return 0, nil, igSyntax("function definition without (F<file>")
+	}
+	fid, s, ok := cutUint(s, base)
+	if !ok {
+		return 0, nil, igSyntax("bad file id")
+	}
+	var file string
+	if len(s) > 0 && s[0] == '=' {
+		// The path ends at the ")+<offset> N=(" that follows it.
+		path, rest, ok := cutFilePath(s[1:], base)
+		if !ok {
+			return 0, nil, igSyntax("bad file definition F%s=(…)", formatUint(fid, base))
+		}
+		file = string(path)
+		p.files[fid] = file
+		s = rest
+	} else {
+		if file, ok = p.files[fid]; !ok {
+			return 0, nil, igSyntax("file F%s used before its definition", formatUint(fid, base))
+		}
+	}
+	s, ok = bytes.CutPrefix(s, []byte("+"))
+	if !ok {
+		return 0, nil, igSyntax("no +<offset> after the file")
+	}
+	fileoff, s, ok := cutInt(s, base)
+	if !ok {
+		return 0, nil, igSyntax("bad file offset")
+	}
+	s, ok = bytes.CutPrefix(s, []byte(" N=("))
+	if !ok {
+		return 0, nil, igSyntax("no N=(<symbol>) in the function definition")
+	}
+	// The symbol ends at the "))+<offset>" that closes the definition;
+	// it may itself hold parentheses, as in @?(nil).
+	name, rest, ok := cutSymbol(s, base)
+	if !ok {
+		return 0, nil, igSyntax("unterminated symbol name N=(…")
+	}
+	return p.intern(p.symbolName(name, file, fileoff)), rest, nil
+}
+
+// symbolName returns the frame name of a function, following
+// igprof-analyse for unresolved symbols (see IgProfParser).
+func (p *IgProfParser) symbolName(name []byte, file string, fileoff int64) []byte {
+	b := p.name[:0]
+	switch {
+	case bytes.HasPrefix(name, []byte("@?")) && fileoff > 0 && file == "":
+		b = append(b, "@?0x"...)
+		b = strconv.AppendInt(b, fileoff, 16)
+		b = append(b, "{<dynamically-generated>}"...)
+	case bytes.HasPrefix(name, []byte("@?")) && fileoff > 0:
+		b = append(b, "@{"...)
+		b = append(b, file[strings.LastIndexByte(file, '/')+1:]...)
+		b = append(b, '+')
+		b = strconv.AppendInt(b, fileoff, 10)
+		b = append(b, '}')
+	default:
+		b = append(b, name...)
+	}
+	for i, c := range b {
+		if c == fold.Sep {
+			b[i] = ':'
+		}
+	}
+	p.name = b
+	return b
+}
+
+func (p *IgProfParser) intern(name []byte) uint32 {
+	if sym, ok := p.symbolOf[string(name)]; ok {
+		return sym
+	}
+	if p.symbolOf == nil {
+		p.symbolOf = map[string]uint32{}
+	}
+	s := string(name)
+	sym := uint32(len(p.symbols))
+	p.symbols = append(p.symbols, s)
+	p.symbolOf[s] = sym
+	return sym
+}
+
+// parseValues parses the counter values after the function:
+// ( V<cid>=(<NAME>):(c,t,p) | V<cid>:(c,t,p) ) (;LK=(0x<addr>,<size>))* …
+func (p *IgProfParser) parseValues(s []byte, base int) error {
+	for len(s) > 0 {
+		var ok bool
+		s, ok = bytes.CutPrefix(s, []byte(" V"))
+		if !ok {
+			return igSyntax("unexpected %.20q after the function (want \" V<counter>\")", s)
+		}
+		cid, rest, ok := cutUint(s, base)
+		if !ok {
+			return igSyntax("bad counter id")
+		}
+		s = rest
+		var ctr int
+		if len(s) > 0 && s[0] == '=' {
+			i := bytes.Index(s, []byte("):("))
+			if !bytes.HasPrefix(s, []byte("=(")) || i < 2 {
+				return igSyntax("bad counter definition V%s=(…)", formatUint(cid, base))
+			}
+			ctr = p.counter(s[2:i])
+			p.ctrIDs[cid] = ctr
+			s = s[i+1:]
+		} else {
+			if ctr, ok = p.ctrIDs[cid]; !ok {
+				return igSyntax("counter V%s used before its definition", formatUint(cid, base))
+			}
+		}
+		s, ok = bytes.CutPrefix(s, []byte(":("))
+		if !ok {
+			return igSyntax("no :(<count>,<total>,<peak>) after counter V%s", formatUint(cid, base))
+		}
+		v := IgProfValue{Counter: ctr}
+		if v.Count, s, ok = cutUint(s, base); !ok || !hasByte(s, ',') {
+			return igSyntax("bad counter count")
+		}
+		if v.Total, s, ok = cutUint(s[1:], base); !ok || !hasByte(s, ',') {
+			return igSyntax("bad counter total")
+		}
+		if v.Peak, s, ok = cutUint(s[1:], base); !ok || !hasByte(s, ')') {
+			return igSyntax("bad counter peak")
+		}
+		s = s[1:]
+		first := len(p.leaks)
+		for len(s) > 0 && s[0] == ';' {
+			s, ok = bytes.CutPrefix(s, []byte(";LK=(0x"))
+			if !ok {
+				return igSyntax("unexpected %.20q after a counter (want \";LK=(0x…\")", s)
+			}
+			var lk IgProfLeak
+			if lk.Addr, s, ok = cutUint(s, 16); !ok || !hasByte(s, ',') {
+				return igSyntax("bad leak address")
+			}
+			if lk.Size, s, ok = cutUint(s[1:], base); !ok || !hasByte(s, ')') {
+				return igSyntax("bad leak size")
+			}
+			s = s[1:]
+			p.leaks = append(p.leaks, lk)
+		}
+		v.Leaks = p.leaks[first:len(p.leaks):len(p.leaks)]
+		p.Values = append(p.Values, v)
+	}
+	// Leaks were appended to one backing array that may have moved:
+	// point each value at its final place.
+	n := 0
+	for i := range p.Values {
+		k := len(p.Values[i].Leaks)
+		p.Values[i].Leaks = p.leaks[n : n+k : n+k]
+		n += k
+	}
+	return nil
+}
+
+func (p *IgProfParser) counter(name []byte) int {
+	if c, ok := p.counterOf[string(name)]; ok {
+		return c
+	}
+	c := len(p.Counters)
+	p.Counters = append(p.Counters, string(name))
+	p.counterOf[string(name)] = c
+	return c
+}
+
+func hasByte(s []byte, c byte) bool { return len(s) > 0 && s[0] == c }
+
+// cutUint parses an unsigned integer in base at the start of s.
+func cutUint(s []byte, base int) (uint64, []byte, bool) {
+	var n uint64
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case base == 16 && c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case base == 16 && c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			goto end
+		}
+		hi, lo := bits.Mul64(n, uint64(base))
+		lo, carry := bits.Add64(lo, uint64(d), 0)
+		if hi != 0 || carry != 0 {
+			return 0, s, false
+		}
+		n = lo
+	}
+end:
+	return n, s[i:], i > 0
+}
+
+// cutInt parses an integer with an optional '-' (file offsets may be
+// negative).
+func cutInt(s []byte, base int) (int64, []byte, bool) {
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	n, rest, ok := cutUint(s, base)
+	if !ok || n > math.MaxInt64 {
+		return 0, s, false
+	}
+	if neg {
+		return -int64(n), rest, true
+	}
+	return int64(n), rest, true
+}
+
+// cutFilePath splits "(<path>)+<offset> N=(…" after the path.
+func cutFilePath(s []byte, base int) (path, rest []byte, ok bool) {
+	if !hasByte(s, '(') {
+		return nil, nil, false
+	}
+	for i := 1; ; {
+		j := bytes.Index(s[i:], []byte(")+"))
+		if j < 0 {
+			return nil, nil, false
+		}
+		end := i + j
+		if _, after, ok := cutInt(s[end+2:], base); ok && bytes.HasPrefix(after, []byte(" N=(")) {
+			return s[1:end], s[end+1:], true
+		}
+		i = end + 1
+	}
+}
+
+// cutSymbol splits "<symbol>))+<offset>…" after the symbol and the two
+// closing parentheses.
+func cutSymbol(s []byte, base int) (name, rest []byte, ok bool) {
+	for i := 0; ; {
+		j := bytes.Index(s[i:], []byte("))+"))
+		if j < 0 {
+			return nil, nil, false
+		}
+		end := i + j
+		if _, after, ok := cutUint(s[end+3:], base); ok && (len(after) == 0 || after[0] == ' ') {
+			return s[:end], s[end+2:], true
+		}
+		i = end + 1
+	}
+}
+
+func formatUint(n uint64, base int) string { return strconv.FormatUint(n, base) }
+
+// parseDecimalFraction parses a non-negative decimal such as "0.005000"
+// exactly, as num/den with den a power of ten.
+func parseDecimalFraction(s string) (num, den uint64, err error) {
+	den = 1
+	seenDot, digits := false, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '.' && !seenDot:
+			seenDot = true
+			continue
+		case c < '0' || c > '9':
+			return 0, 0, errors.New("not a decimal number")
+		}
+		digits++
+		hi, lo := bits.Mul64(num, 10)
+		if hi != 0 || lo+uint64(c-'0') < lo || (seenDot && den > math.MaxUint64/10) {
+			return 0, 0, errors.New("too many digits")
+		}
+		num = lo + uint64(c-'0')
+		if seenDot {
+			den *= 10
+		}
+	}
+	if digits == 0 {
+		return 0, 0, errors.New("not a decimal number")
+	}
+	return num, den, nil
+}
+
+// IgProfValueKind selects which of a counter's three numbers is folded.
+type IgProfValueKind int
+
+const (
+	// IgProfTotal is the counter's value (ticks, bytes): what
+	// igprof-analyse reports by default, for every counter.
+	IgProfTotal IgProfValueKind = iota
+	// IgProfCount is how many times the counter ticked: calls,
+	// allocations (igprof-analyse's "Calls", total_freq).
+	IgProfCount
+	// IgProfPeak is the counter's peak value (igprof-analyse --value peak).
+	IgProfPeak
+)
+
+// ParseIgProfValueKind parses "total" (or igprof-analyse's "normal"),
+// "count" or "peak".
+func ParseIgProfValueKind(s string) (IgProfValueKind, error) {
+	switch s {
+	case "total", "normal":
+		return IgProfTotal, nil
+	case "count":
+		return IgProfCount, nil
+	case "peak":
+		return IgProfPeak, nil
+	}
+	return 0, fmt.Errorf("unknown value %q (want count, total or peak)", s)
+}
+
+func (k IgProfValueKind) String() string {
+	return [...]string{"total", "count", "peak"}[k]
+}
+
+func (k IgProfValueKind) of(v *IgProfValue) uint64 {
+	switch k {
+	case IgProfCount:
+		return v.Count
+	case IgProfPeak:
+		return v.Peak
+	}
+	return v.Total
+}
+
+// IgProfIsMax reports whether a counter keeps a maximum (MEM_MAX: the
+// largest single allocation), so that its values combine by max, not by
+// sum. igprof-analyse's rule: the name ends in _MAX.
+func IgProfIsMax(counter string) bool { return strings.HasSuffix(counter, "_MAX") }
+
+// IgProfIsTicks reports whether a counter counts timer ticks, which
+// --seconds converts with the header's tick period (igprof-analyse's
+// rule: PERF_TICKS and the energy counters NRG_*).
+func IgProfIsTicks(counter string) bool {
+	return counter == "PERF_TICKS" || strings.HasPrefix(counter, "NRG_")
+}
+
+// IgProfDefaultCounter is the counter folded when none is named, if the
+// profile has it; otherwise the first counter of the profile.
+const IgProfDefaultCounter = "PERF_TICKS"
+
+// IgProfOptions configure an IgProfFolder.
+type IgProfOptions struct {
+	// Counter is the counter folded, by name. Empty means
+	// IgProfDefaultCounter when the profile has it, else its first
+	// counter; with Leaks, empty means MEM_LIVE.
+	Counter string
+	// Value is which number of the counter is folded.
+	Value IgProfValueKind
+	// Seconds converts tick counters to seconds with the header's tick
+	// period (T=).
+	Seconds bool
+	// Leaks emits one stack per live block (;LK= record) of the counter,
+	// with the block's size and a last frame naming its address.
+	Leaks bool
+	// NoRoot leaves out the program name, otherwise the root frame.
+	NoRoot bool
+	// ListOnly only totals the counters: nothing is emitted.
+	ListOnly bool
+	// Discard is called when the default counter turns out to be
+	// PERF_TICKS after stacks of an earlier counter were emitted: they
+	// must be dropped. Only used when Counter is empty.
+	Discard func() error
+	// Agg bounds the memory of the table of maxima of a _MAX counter.
+	Agg stream.Options
+}
+
+// IgProfCounterStats totals one counter over the whole input.
+type IgProfCounterStats struct {
+	Name    string
+	Records uint64 // values recorded (nodes carrying the counter)
+	Count   uint64 // sum of counts
+	Total   uint64 // sum of totals (the max for a _MAX counter)
+	Peak    uint64 // sum of peaks (the max for a _MAX counter)
+	Leaks   uint64 // live blocks recorded
+}
+
+// IgProfFolder turns dump lines into folded stacks of one counter, each
+// node's own value as one stack. Stacks of a _MAX counter are kept by
+// their maximum and emitted by Finish, sorted; all others are emitted as
+// the lines are read.
+type IgProfFolder struct {
+	opt  IgProfOptions
+	emit EmitFunc
+	p    *IgProfParser
+
+	counter int // index of the folded counter, -1 until known
+	isMax   bool
+	stats   []IgProfCounterStats
+
+	inDump      bool   // a dump header was read
+	dumpName    string // input of the current dump
+	dumpValues  bool   // the current dump has counter values
+	tickNum     uint64 // tick period of the inputs: tickNum/tickDen
+	tickDen     uint64
+	tickProgram string
+
+	maxes *stream.Aggregator // stack+"\x00"+8-byte value → 1, for _MAX
+	stack []byte             // scratch: the stack being emitted
+}
+
+// NewIgProfFolder returns a folder that hands each stack to emit.
+func NewIgProfFolder(opt IgProfOptions, emit EmitFunc) *IgProfFolder {
+	if opt.Leaks && opt.Counter == "" {
+		opt.Counter = "MEM_LIVE"
+	}
+	return &IgProfFolder{opt: opt, emit: emit, p: NewIgProfParser(), counter: -1}
+}
+
+// Parser returns the folder's parser.
+func (f *IgProfFolder) Parser() *IgProfParser { return f.p }
+
+// Line folds one line of the input called name. A malformed line returns
+// an *IgProfSyntaxError (report it and go on); any other error is fatal.
+func (f *IgProfFolder) Line(name string, line []byte) error {
+	kind, err := f.p.Parse(line)
+	if kind == IgProfHead {
+		if err := f.endDump(); err != nil {
+			return err
+		}
+		// A malformed header has been reported with its lines: do not
+		// call its dump header-only as well.
+		f.inDump, f.dumpName, f.dumpValues = true, name, err != nil
+		if err == nil {
+			if err := f.checkTick(); err != nil {
+				return err
+			}
+		}
+	}
+	if err != nil || kind != IgProfNode {
+		return err
+	}
+	for i := range f.p.Values {
+		if err := f.value(&f.p.Values[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTick records the tick period of a new dump: seconds need one
+// period for all inputs.
+func (f *IgProfFolder) checkTick() error {
+	if !f.opt.Seconds {
+		return nil
+	}
+	num, den, _ := parseDecimalFraction(f.p.Header.Tick)
+	if f.tickDen == 0 {
+		f.tickNum, f.tickDen, f.tickProgram = num, den, f.dumpName
+		return nil
+	}
+	if num*f.tickDen != f.tickNum*den {
+		return fmt.Errorf("--seconds: %s has tick period %s s, %s had another; convert them separately", f.dumpName, f.p.Header.Tick, f.tickProgram)
+	}
+	return nil
+}
+
+func (f *IgProfFolder) endDump() error {
+	if f.inDump && !f.dumpValues {
+		return fmt.Errorf("%s: no counter values in the profile, only its header (igprof recorded nothing; igprof-analyse refuses it too)", f.dumpName)
+	}
+	return nil
+}
+
+func (f *IgProfFolder) value(v *IgProfValue) error {
+	f.dumpValues = true
+	for len(f.stats) <= v.Counter {
+		f.stats = append(f.stats, IgProfCounterStats{Name: f.p.Counters[len(f.stats)]})
+	}
+	st := &f.stats[v.Counter]
+	st.Records++
+	st.Count += v.Count
+	if IgProfIsMax(st.Name) {
+		st.Total = max(st.Total, v.Total)
+		st.Peak = max(st.Peak, v.Peak)
+	} else {
+		st.Total += v.Total
+		st.Peak += v.Peak
+	}
+	st.Leaks += uint64(len(v.Leaks))
+	if f.opt.ListOnly {
+		return nil
+	}
+	if !f.selected(v.Counter) {
+		return nil
+	}
+	if f.counter < 0 || v.Counter != f.counter {
+		if err := f.choose(v.Counter); err != nil {
+			return err
+		}
+	}
+	if f.opt.Leaks {
+		for _, lk := range v.Leaks {
+			f.stack = f.appendStack(f.stack[:0])
+			f.stack = append(f.stack, ";[leak@0x"...)
+			f.stack = strconv.AppendUint(f.stack, lk.Addr, 16)
+			f.stack = append(f.stack, ']')
+			if err := f.emit(f.stack, fold.Int(lk.Size)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	n := f.opt.Value.of(v)
+	if n == 0 {
+		return nil
+	}
+	f.stack = f.appendStack(f.stack[:0])
+	if f.isMax {
+		// Keyed by stack and value, sorted: the last key of a stack
+		// holds its maximum. "\x00" sorts before any frame byte, so
+		// stacks come out in their own bytewise order.
+		f.stack = append(f.stack, 0)
+		f.stack = binary.BigEndian.AppendUint64(f.stack, n)
+		return f.maxes.Add(f.stack, fold.Int(1))
+	}
+	return f.emit(f.stack, f.count(n))
+}
+
+// selected reports whether values of counter c are folded.
+func (f *IgProfFolder) selected(c int) bool {
+	name := f.p.Counters[c]
+	switch {
+	case f.opt.Counter != "":
+		return name == f.opt.Counter
+	case f.counter < 0:
+		return true // the first counter, until PERF_TICKS shows up
+	}
+	return c == f.counter || name == IgProfDefaultCounter
+}
+
+// choose makes counter c the folded one, dropping what an earlier
+// default emitted.
+func (f *IgProfFolder) choose(c int) error {
+	if f.counter >= 0 {
+		if f.opt.Discard == nil {
+			return errors.New("igprof: the default counter changed and nothing can discard what was emitted")
+		}
+		if err := f.opt.Discard(); err != nil {
+			return err
+		}
+		if f.maxes != nil {
+			f.maxes.Close()
+			f.maxes = nil
+		}
+	}
+	f.counter = c
+	name := f.p.Counters[c]
+	f.isMax = IgProfIsMax(name) && f.opt.Value != IgProfCount && !f.opt.Leaks
+	if f.isMax {
+		f.maxes = stream.NewAggregator(f.opt.Agg)
+	}
+	if f.opt.Seconds && !IgProfIsTicks(name) {
+		return fmt.Errorf("--seconds: counter %s does not count ticks (only PERF_TICKS and NRG_* do)", name)
+	}
+	return nil
+}
+
+func (f *IgProfFolder) appendStack(dst []byte) []byte {
+	if !f.opt.NoRoot {
+		for _, c := range []byte(f.p.Header.Program) {
+			if c == fold.Sep {
+				c = ':'
+			}
+			dst = append(dst, c)
+		}
+		dst = append(dst, fold.Sep)
+	}
+	return append(dst, f.p.Stack()...)
+}
+
+// count converts a folded number to the emitted count.
+func (f *IgProfFolder) count(n uint64) fold.Count {
+	if !f.opt.Seconds {
+		return fold.Int(n)
+	}
+	// Exact ticks × period, rounded once: 122 × 0.005 prints as 0.61.
+	if hi, lo := bits.Mul64(n, f.tickNum); hi == 0 {
+		return fold.Dec(float64(lo) / float64(f.tickDen))
+	}
+	return fold.Dec(float64(n) * float64(f.tickNum) / float64(f.tickDen))
+}
+
+// Finish checks the end of the input and emits the stacks of a _MAX
+// counter. It reports a header-only dump, an input without any dump, and
+// a named counter the profile does not have.
+func (f *IgProfFolder) Finish() error {
+	if f.p.Dumps() == 0 {
+		return errors.New("not an igprof dump: no P=(…) header line")
+	}
+	if err := f.endDump(); err != nil {
+		return err
+	}
+	if f.opt.Counter != "" {
+		if _, ok := f.p.counterOf[f.opt.Counter]; !ok {
+			return fmt.Errorf("counter %s is not in the profile (it has %s)", f.opt.Counter, strings.Join(f.p.Counters, ", "))
+		}
+	}
+	if f.maxes == nil {
+		return nil
+	}
+	var last []byte
+	var lastMax uint64
+	have := false
+	flush := func() error {
+		if !have {
+			return nil
+		}
+		return f.emit(last, fold.Int(lastMax))
+	}
+	err := f.maxes.Each(func(key []byte, _ fold.Count) error {
+		stack, v := key[:len(key)-9], binary.BigEndian.Uint64(key[len(key)-8:])
+		if have && !bytes.Equal(stack, last) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		last, lastMax, have = append(last[:0], stack...), v, true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return flush()
+}
+
+// Counter returns the name of the folded counter ("" before any value).
+func (f *IgProfFolder) Counter() string {
+	if f.counter < 0 {
+		return f.opt.Counter
+	}
+	return f.p.Counters[f.counter]
+}
+
+// Stats returns the totals of every counter met, in order of appearance.
+func (f *IgProfFolder) Stats() []IgProfCounterStats { return f.stats }
+
+// Close releases the temporary files of a _MAX counter.
+func (f *IgProfFolder) Close() error {
+	if f.maxes != nil {
+		return f.maxes.Close()
+	}
+	return nil
+}
