@@ -155,6 +155,9 @@ func (p *Profile) Decimal() bool { return p.dec }
 // Functions returns the number of distinct functions seen.
 func (p *Profile) Functions() int { return len(p.funcs) }
 
+// Edges returns the number of distinct caller→callee frame pairs seen.
+func (p *Profile) Edges() int { return len(p.edges) }
+
 // Add adds c samples of stack, the next stack in input order.
 func (p *Profile) Add(stack []byte, c fold.Count) error {
 	var err error

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/pfold/pfold/callgrind"
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func main() { cmdutil.Main(newApp()) }
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:      "pcallgrind",
+		Usage:     "convert folded stacks to the callgrind format (KCachegrind, callgrind_annotate)",
+		UsageText: "pcallgrind [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+		Description: "Reads folded stacks \"root;...;leaf COUNT\" in order and writes one callgrind file\n" +
+			"to stdout or -o FILE: exclusive cost per function, calls and inclusive cost per\n" +
+			"caller and callee. Frames \"name:file:line\", \"name (file:line)\" and \"name - file:line\"\n" +
+			"give fl= and line; other frames are in file ??? at line 0.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "event", Value: callgrind.DefaultEvent, Usage: "event `NAME` of the costs, e.g. cpu-clock"},
+			&cli.BoolFlag{Name: "no-compress", Usage: "write file and function names in full every time instead of (id) references", DefaultText: "false"},
+			cmdutil.OutputFlag, cmdutil.StrictFlag,
+			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, stacks, functions and calls to stderr", DefaultText: "false"},
+		},
+		Metadata: map[string]any{"examples": "pfold perf.txt | pcallgrind > out.callgrind && kcachegrind out.callgrind\n" +
+			"pcallgrind --event cpu-clock -o out.callgrind stacks.folded.gz\n" +
+			"stackprof --stackcollapse prof.dump | pcallgrind -o out.callgrind"},
+		Action: run,
+	}
+}
+
+func run(c *cli.Context) error {
+	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
+		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into pcallgrind")
+	}
+	event := c.String("event")
+	if !callgrind.ValidEvent(event) {
+		return cmdutil.UsageErrorf("--event %q: an event name is one word, without spaces", event)
+	}
+	prof := callgrind.New(callgrind.Options{
+		Event:      event,
+		Creator:    "pcallgrind " + cmdutil.Version(),
+		NoCompress: c.Bool("no-compress"),
+	})
+	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	in := cmdutil.Input(c)
+	defer in.Close()
+
+	lines, stacks := 0, 0
+	for in.Scan() {
+		lines++
+		line := in.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		stack, n, err := fold.ParseLine(line)
+		if err != nil {
+			if err := diag.Malformed(in.Name(), in.Line(), line, err.Error()); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := prof.Add(stack, n); err != nil {
+			return fmt.Errorf("%s:%d: %w", in.Name(), in.Line(), err)
+		}
+		stacks++
+	}
+	if err := in.Err(); err != nil {
+		return err
+	}
+	diag.Flush()
+	if prof.Decimal() {
+		fmt.Fprintf(c.App.ErrWriter, "%s: warning: decimal counts: callgrind costs are integers, each written cost is rounded\n", c.App.Name)
+	}
+
+	out, err := cmdutil.Output(c)
+	if err != nil {
+		return err
+	}
+	if _, err := prof.WriteTo(out); err != nil {
+		out.Abort()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if c.Bool("stats") {
+		cmdutil.Statsf(c, "%d bytes read, %d lines, %d stacks, %d lines malformed, %d functions, %d call edges, total %s",
+			in.BytesRead(), lines, stacks, diag.Count(), prof.Functions(), prof.Edges(), prof.Total())
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/internal/cmdutil"
+)
+
+// pcallgrind runs the command with args and stdin, returning stdout,
+// stderr and the exit status.
+func pcallgrind(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	app := newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
+	code := cmdutil.Run(app, append([]string{"pcallgrind"}, args...))
+	return out.String(), errw.String(), code
+}
+
+func TestFilesInOrderCompressedAndOutput(t *testing.T) {
+	dir := t.TempDir()
+	// The second file continues the first: "a;b" goes on, so a→b is one call.
+	first := filepath.Join(dir, "1.folded")
+	os.WriteFile(first, []byte("a;b 2\n"), 0o644)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("a;b;c 3\n"))
+	zw.Close()
+	second := filepath.Join(dir, "2.folded.gz")
+	os.WriteFile(second, gz.Bytes(), 0o644)
+	outPath := filepath.Join(dir, "out.callgrind")
+
+	stdout, stderr, code := pcallgrind(t, "", first, second, "-o", outPath, "--event", "cpu-clock", "--no-compress")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	b, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(b)
+	for _, want := range []string{"events: cpu-clock\nsummary: 5\n", "fn=a\ncfl=???\ncfn=b\ncalls=1 0\n0 5\n", "fn=b\n0 2\ncfl=???\ncfn=c\ncalls=1 0\n0 3\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestMalformedLines(t *testing.T) {
+	in := "a;b 1\nno count here\n\na;c x\na;c 2\n"
+	stdout, stderr, code := pcallgrind(t, in, "--stats")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "summary: 3\n") {
+		t.Errorf("summary of the good lines missing:\n%s", stdout)
+	}
+	for _, want := range []string{"-:2:", `"no count here"`, "-:4:", "2 lines malformed", "total 3"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+
+	stdout, stderr, code = pcallgrind(t, in, "--strict")
+	if code != 1 || stdout != "" || !strings.Contains(stderr, "-:2:") {
+		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"--event", "two words"}, {"--event", ""}, {"--bogus"}} {
+		if _, stderr, code := pcallgrind(t, "a 1\n", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+	if _, _, code := pcallgrind(t, "", "/nonexistent/x.folded"); code != 1 {
+		t.Errorf("missing file: exit %d, want 1", code)
+	}
+}
+
+func TestDecimalWarning(t *testing.T) {
+	stdout, stderr, code := pcallgrind(t, "a;b 0.4\na;b 0.4\n")
+	if code != 0 || !strings.Contains(stderr, "rounded") || !strings.Contains(stdout, "summary: 1\n") {
+		t.Errorf("exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+}
