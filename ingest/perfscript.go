@@ -114,7 +114,7 @@ func (p *PerfScript) Line(name string, lineNo int, line []byte) error {
 		return nil
 	}
 	indented := line[0] == ' ' || line[0] == '\t'
-	if p.inSample && indented {
+	if p.inSample && (indented || p.unindentedFrame(line)) {
 		return p.frameLine(name, lineNo, line)
 	}
 	if !p.inSample && indented && !p.looksLikeHeader(line) {
@@ -248,6 +248,21 @@ func (p *PerfScript) looksLikeHeader(line []byte) bool {
 	return false
 }
 
+// unindentedFrame tells a frame line printed at column 0 (as in some old
+// perf versions: "ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])")
+// from the header of the next sample.
+func (p *PerfScript) unindentedFrame(line []byte) bool {
+	line = bytes.TrimRight(line, " \t\r")
+	if len(line) == 0 || line[len(line)-1] != ')' || p.looksLikeHeader(line) {
+		return false
+	}
+	first := line
+	if i := bytes.IndexAny(line, " \t"); i >= 0 {
+		first = line[:i]
+	}
+	return isHex(first)
+}
+
 func (p *PerfScript) header(name string, lineNo int, line []byte) error {
 	line = bytes.TrimRight(line, " \t\r")
 	t := p.tokens(line)
@@ -351,7 +366,7 @@ func (p *PerfScript) header(name string, lineNo int, line []byte) error {
 		// Without -g, the one frame follows the event on the header
 		// line; a tracepoint's arguments are not a frame.
 		rest := line[t[i][0]:]
-		if _, _, mod, ok := p.splitFrame(rest); ok && mod != nil {
+		if first := tok(i); isHex(first) && rest[len(rest)-1] == ')' {
 			if err := p.frameLine(name, lineNo, rest); err != nil {
 				return err
 			}

@@ -34,7 +34,7 @@ func (p *PerfScript) splitFrame(line []byte) (pc, sym, mod []byte, ok bool) {
 					if mod == nil {
 						mod = []byte{}
 					}
-					s = bytes.TrimRight(s[:i], " \t")
+					s = s[:i] // trailing spaces tell an empty symbol field
 				}
 				break
 			}
@@ -47,11 +47,20 @@ func (p *PerfScript) splitFrame(line []byte) (pc, sym, mod []byte, ok bool) {
 		}
 		if isHex(first) {
 			pc = first
-			s = bytes.TrimLeft(s[len(first):], " \t")
-		} else if len(first) < len(s) || mod != nil {
+			rest := s[len(first):]
+			s = bytes.TrimLeft(rest, " \t")
+			if len(s) == 0 && mod != nil && len(rest) >= 2 {
+				// "ip  (dso)": the symbol field was printed, empty. Both
+				// stackcollapse-perf.pl and inferno name the frame " ".
+				s = []byte{' '}
+			}
+		} else if len(bytes.TrimRight(s, " \t")) > len(first) || mod != nil {
 			// A name in front of more fields: this layout has no ip.
 			p.noIP = true
 		}
+	}
+	if pc == nil || len(s) != 1 || s[0] != ' ' {
+		s = bytes.Trim(s, " \t")
 	}
 	return pc, s, mod, true
 }
@@ -88,7 +97,7 @@ func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 	if i := bytes.LastIndex(rawfunc, []byte("+0x")); i > 0 && isHex(rawfunc[i+3:]) {
 		rawfunc = rawfunc[:i]
 	}
-	if rawfunc[0] == '(' {
+	if rawfunc[0] == '(' && !bytes.HasPrefix(rawfunc, []byte("(anonymous namespace)")) {
 		return nil // stackcollapse-perf.pl skips these "process name" frames
 	}
 	rawfunc = p.fixRust(rawfunc)

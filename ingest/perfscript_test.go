@@ -1,0 +1,182 @@
+package ingest
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
+)
+
+
+// foldPerf folds the named inputs through the shared core, as pfold does.
+func foldPerf(t testing.TB, opt PerfScriptOptions, names ...string) (out, warnings string) {
+	t.Helper()
+	var warn bytes.Buffer
+	agg := stream.NewAggregator(stream.Options{Mem: 64 << 20, TmpDir: t.TempDir()})
+	defer agg.Close()
+	diag := stream.NewDiag(&warn, false)
+	opt.Warn = &warn
+	p := NewPerfScript(opt, agg.Add, diag)
+	r := stream.NewReader(names)
+	defer r.Close()
+	if err := FoldPerfScript(r, p); err != nil {
+		t.Fatal(err)
+	}
+	diag.Flush()
+	var b bytes.Buffer
+	if _, err := agg.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), warn.String()
+}
+
+// foldText folds perf script text given inline.
+func foldText(t testing.TB, opt PerfScriptOptions, text string) (out, warnings string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return foldPerf(t, opt, path)
+}
+
+func optionsNamed(name string) PerfScriptOptions {
+	var o PerfScriptOptions
+	switch name {
+	case "pid":
+		o.PID = true
+	case "tid":
+		o.TID = true
+	case "kernel":
+		o.Kernel = true
+	case "jit":
+		o.JIT = true
+	case "all":
+		o.Kernel, o.JIT = true, true
+	case "addrs":
+		o.Addrs = true
+	}
+	return o
+}
+
+func stripQuotes(s string) string {
+	return strings.NewReplacer(`"`, "", `'`, "").Replace(s)
+}
+
+func readFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestFlameGraphParity checks the FlameGraph test suite: 13 real dumps ×
+// 6 options, expected files made by stackcollapse-perf.pl. The Perl
+// deletes quotes and pfold keeps them, so both sides lose them before the
+// comparison. The Rust dump is compared with inferno's expected files,
+// which demangle legacy Rust symbols as pfold does.
+func TestFlameGraphParity(t *testing.T) {
+	dumps, _ := filepath.Glob("../testdata/perf/flamegraph/perf-*.txt")
+	if len(dumps) != 13 {
+		t.Fatalf("found %d FlameGraph dumps, want 13", len(dumps))
+	}
+	for _, dump := range dumps {
+		base := strings.TrimSuffix(filepath.Base(dump), ".txt")
+		for _, o := range []string{"pid", "tid", "kernel", "jit", "all", "addrs"} {
+			t.Run(base+"/"+o, func(t *testing.T) {
+				got, _ := foldPerf(t, optionsNamed(o), dump)
+				want := ""
+				if base == "perf-rust-Yamakaky-dcpu" {
+					want = readFile(t, "../testdata/perf/inferno/results/"+base+"-collapsed-"+o+".txt")
+				} else {
+					got = stripQuotes(got)
+					want = stripQuotes(readFile(t, "../testdata/perf/flamegraph/results/"+base+"-collapsed-"+o+".txt"))
+				}
+				if got != want {
+					t.Errorf("output differs from the expected file:\n%s", firstDiff(got, want))
+				}
+			})
+		}
+	}
+}
+
+// TestInfernoParity checks inferno's own perf fixtures and expected files.
+func TestInfernoParity(t *testing.T) {
+	results, _ := filepath.Glob("../testdata/perf/inferno/results/*-collapsed*.txt")
+	n := 0
+	for _, res := range results {
+		name := strings.TrimSuffix(filepath.Base(res), ".txt")
+		stem, opt, _ := strings.Cut(name, "-collapsed")
+		opt = strings.TrimPrefix(opt, "-")
+		input := "../testdata/perf/inferno/" + stem + ".txt"
+		if stem == "example-perf-stacks" {
+			input += ".gz"
+		}
+		if strings.HasPrefix(stem, "perf-rust") {
+			continue // checked with the FlameGraph dumps
+		}
+		n++
+		t.Run(name, func(t *testing.T) {
+			got, _ := foldPerf(t, optionsNamed(opt), input)
+			if want := readFile(t, res); got != want {
+				t.Errorf("output differs from inferno's:\n%s", firstDiff(got, want))
+			}
+		})
+	}
+	if n < 9 {
+		t.Fatalf("only %d inferno fixtures found", n)
+	}
+}
+
+// TestRecordedParity checks dumps recorded on this machine class against
+// what stackcollapse-perf.pl printed for them.
+func TestRecordedParity(t *testing.T) {
+	for _, tc := range []struct{ input, want string }{
+		{"cwork.perf-script.txt", "cwork.stackcollapse-perf.folded"},
+		{"cwork.perf-script.with-header.txt", "cwork.stackcollapse-perf.folded"},
+		{"cwork.perf-script.noperiod.txt", "cwork.noperiod.stackcollapse-perf.folded"},
+		{"threadname.perf-script.txt", "threadname.stackcollapse-perf.folded"},
+	} {
+		t.Run(tc.input, func(t *testing.T) {
+			got, warn := foldPerf(t, PerfScriptOptions{}, "../testdata/perf/recorded/"+tc.input)
+			if warn != "" {
+				t.Errorf("warnings: %s", warn)
+			}
+			if want := readFile(t, "../testdata/perf/recorded/"+tc.want); got != want {
+				t.Errorf("differs from stackcollapse-perf.pl:\n%s", firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return "line " + itoa(i+1) + ":\n got: " + trunc(a) + "\nwant: " + trunc(b)
+		}
+	}
+	return "(no line differs)"
+}
+
+func trunc(s string) string {
+	if len(s) > 300 {
+		return s[:150] + " … " + s[len(s)-150:]
+	}
+	return s
+}
+
+func itoa(i int) string { return fold.Int(uint64(i)).String() }
