@@ -575,6 +575,25 @@ func parseDecimalFraction(s string) (num, den uint64, err error) {
 	return num, den, nil
 }
 
+// FoldIgProf folds every line of r into f, reporting malformed lines to
+// diag, then finishes f.
+func FoldIgProf(r *stream.Reader, f *IgProfFolder, diag *stream.Diag) error {
+	for r.Scan() {
+		err := f.Line(r.Name(), r.Bytes())
+		var se *IgProfSyntaxError
+		if errors.As(err, &se) {
+			err = diag.Malformed(r.Name(), r.Line(), r.Bytes(), se.Why)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return f.Finish()
+}
+
 // IgProfValueKind selects which of a counter's three numbers is folded.
 type IgProfValueKind int
 

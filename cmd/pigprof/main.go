@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest"
+	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func main() { cmdutil.Main(newApp()) }
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:      "pigprof",
+		Usage:     "fold IgProf profile dumps into flame-graph stacks",
+		UsageText: "pigprof [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+		Description: "Reads IgProf dumps (igprof -pp, -mp, -fd …) and writes folded stacks\n" +
+			"\"program;root;...;leaf VALUE\" of one counter, each call-tree node's own value,\n" +
+			"sorted and summed, to stdout or -o FILE.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "counter", Aliases: []string{"r"}, Usage: "fold counter `NAME` (PERF_TICKS, MEM_TOTAL, MEM_LIVE, MEM_MAX, FD_USED, …)", DefaultText: "PERF_TICKS if present, else the dump's first counter"},
+			&cli.StringFlag{Name: "value", Value: "total", Usage: "fold the counter's `KIND`: total (ticks, bytes), count (calls, allocations) or peak"},
+			&cli.BoolFlag{Name: "seconds", Usage: "report PERF_TICKS in seconds, with the dump's tick period", DefaultText: "false"},
+			&cli.BoolFlag{Name: "leaks", Usage: "one stack per live block of MEM_LIVE, ending in [leak@0xADDRESS], with its size", DefaultText: "false"},
+			&cli.BoolFlag{Name: "list-counters", Usage: "print each counter with its totals instead of stacks", DefaultText: "false"},
+			&cli.BoolFlag{Name: "no-root", Usage: "leave out the program name, otherwise the root frame", DefaultText: "false"},
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
+		}, cmdutil.AggregateFlags()...),
+		Metadata: map[string]any{"examples": "pigprof igprof.pp.gz | flamegraph.pl > cpu.svg\n" +
+			"pigprof --counter MEM_LIVE igprof.mp.gz | pcallgrind > leaks.callgrind\n" +
+			"pigprof --list-counters igprof.mp.gz"},
+		Action: run,
+	}
+}
+
+func run(c *cli.Context) error {
+	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
+		return cmdutil.UsageErrorf("no input: give an IgProf dump, or pipe one into pigprof")
+	}
+	value, err := ingest.ParseIgProfValueKind(c.String("value"))
+	if err != nil {
+		return cmdutil.UsageErrorf("--value: %v", err)
+	}
+	if c.Bool("leaks") && c.IsSet("value") {
+		return cmdutil.UsageErrorf("--leaks folds block sizes: it takes no --value")
+	}
+	if c.Bool("seconds") && value != ingest.IgProfTotal {
+		return cmdutil.UsageErrorf("--seconds converts tick totals: it takes no --value %s", value)
+	}
+	aggOpt, err := cmdutil.AggregatorOptions(c)
+	if err != nil {
+		return err
+	}
+	agg := stream.NewAggregator(aggOpt)
+	defer func() { agg.Close() }()
+	maxOpt := aggOpt
+	maxOpt.Mem /= 2 // the table of a _MAX counter's maxima
+	f := ingest.NewIgProfFolder(ingest.IgProfOptions{
+		Counter: c.String("counter"), Value: value,
+		Seconds: c.Bool("seconds"), Leaks: c.Bool("leaks"), NoRoot: c.Bool("no-root"),
+		ListOnly: c.Bool("list-counters"),
+		// The default counter became PERF_TICKS: start over.
+		Discard: func() error {
+			err := agg.Close()
+			agg = stream.NewAggregator(aggOpt)
+			return err
+		},
+		Agg: maxOpt,
+	}, func(stack []byte, n fold.Count) error { return agg.Add(stack, n) })
+	defer f.Close()
+	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	in := cmdutil.Input(c)
+	defer in.Close()
+
+	err = ingest.FoldIgProf(in, f, diag)
+	diag.Flush()
+	if err != nil {
+		return err
+	}
+	out, err := cmdutil.Output(c)
+	if err != nil {
+		return err
+	}
+	if c.Bool("list-counters") {
+		err = listCounters(out, f)
+	} else {
+		_, err = agg.WriteTo(out)
+	}
+	if err != nil {
+		out.Abort()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if c.Bool("stats") {
+		st := agg.Stats()
+		cmdutil.Statsf(c, "%d bytes read, %d dumps, counter %s, %d lines malformed, %d unique stacks, %d runs spilled, total %s",
+			in.BytesRead(), f.Parser().Dumps(), f.Counter(), diag.Count(), st.Unique, st.Runs, st.Total)
+	}
+	return nil
+}
+
+// listCounters prints each counter's totals: summed, or the maximum for a
+// _MAX counter (COMBINE max), as igprof-analyse totals them.
+func listCounters(w io.Writer, f *ingest.IgProfFolder) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "COUNTER\tCOMBINE\tRECORDS\tCOUNT\tTOTAL\tPEAK\tLEAKS")
+	def := ""
+	for _, st := range f.Stats() {
+		if def == "" || st.Name == ingest.IgProfDefaultCounter {
+			def = st.Name
+		}
+	}
+	for _, st := range f.Stats() {
+		name, combine := st.Name, "sum"
+		if name == def {
+			name += " (default)"
+		}
+		if ingest.IgProfIsMax(st.Name) {
+			combine = "max"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", name, combine, st.Records, st.Count, st.Total, st.Peak, st.Leaks)
+	}
+	return tw.Flush()
+}
