@@ -1,0 +1,642 @@
+// Package marshal decodes Ruby's Marshal format (version 4.8), the subset
+// a profile dump needs: nil, true, false, Integers (Fixnum and Bignum),
+// Floats, Strings (with their encoding instance variables), Symbols and
+// symbol links, Arrays, Hashes (with or without a default), Regexps,
+// plain Objects and Structs, user classes and object links.
+//
+// Ruby values become Go values:
+//
+//	nil                  nil
+//	true, false          bool
+//	Integer              int64, or *big.Int when it does not fit
+//	Float                float64
+//	String               string (bytes as written; the encoding is dropped)
+//	Symbol               Symbol
+//	Array                []int64 when every element is an Integer that
+//	                     fits int64 (profile sample arrays are long), else []any
+//	Hash                 *Hash (pairs in order)
+//	Regexp               *Regexp
+//	Object, Struct       *Object
+//	Class, Module        ClassRef
+//	_dump / marshal_dump *UserData
+//
+// Malformed input is an *Error with the byte offset where decoding
+// failed; the decoder never reads past its input and bounds every
+// allocation by the bytes that remain, so a hostile length cannot make
+// it allocate or loop without end.
+package marshal
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// Symbol is a Ruby Symbol.
+type Symbol string
+
+// Hash is a Ruby Hash: its pairs in insertion order.
+type Hash struct {
+	Keys    []any
+	Values  []any
+	Default any // the default value of a Hash.new(default), else nil
+}
+
+// Get returns the value of the first key equal to k (compared with ==,
+// so Symbols, strings, int64 and bool keys work) and whether it exists.
+func (h *Hash) Get(k any) (any, bool) {
+	for i, key := range h.Keys {
+		if key == k {
+			return h.Values[i], true
+		}
+	}
+	return nil, false
+}
+
+// Len returns the number of pairs.
+func (h *Hash) Len() int { return len(h.Keys) }
+
+// Object is an instance of a user class (Marshal 'o') or a Struct ('S'):
+// its class name and instance variables (for a Struct, its members).
+type Object struct {
+	Class Symbol
+	Vars  *Hash
+}
+
+// Regexp is a Ruby Regexp.
+type Regexp struct {
+	Source  string
+	Options byte
+}
+
+// ClassRef names a Class or Module written as a value.
+type ClassRef struct {
+	Name     string
+	IsModule bool
+}
+
+// UserData is an object that wrote itself: with _dump (Data is a string)
+// or marshal_dump (Data is any value).
+type UserData struct {
+	Class Symbol
+	Data  any
+}
+
+// Error is malformed input: what was wrong and the byte offset.
+type Error struct {
+	Offset int
+	Msg    string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("marshal: at byte %d: %s", e.Offset, e.Msg) }
+
+// ErrTooDeep reports nesting beyond MaxDepth.
+var ErrTooDeep = errors.New("nesting too deep")
+
+// MaxDepth bounds the nesting of containers, so a crafted input cannot
+// exhaust the stack.
+const MaxDepth = 1000
+
+// Magic is the first two bytes of every Marshal stream: major 4, minor 8.
+var Magic = []byte{4, 8}
+
+// Unmarshal decodes the single value data holds. Bytes after it are an
+// error.
+func Unmarshal(data []byte) (any, error) {
+	d := &decoder{data: data}
+	if len(data) < 2 {
+		return nil, d.errf("too short for a Marshal header")
+	}
+	if data[0] != 4 || data[1] > 8 {
+		return nil, d.errf("not Ruby Marshal 4.8 data (starts %#x %#x)", data[0], data[1])
+	}
+	d.pos = 2
+	v, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if d.pos != len(data) {
+		return nil, d.errf("%d bytes after the value", len(data)-d.pos)
+	}
+	return v, nil
+}
+
+type decoder struct {
+	data    []byte
+	pos     int
+	symbols []Symbol
+	// objects holds what an object link ('@') can refer to, in the order
+	// Ruby numbers them. Leaf objects (strings, floats, bignums) are
+	// stored as their offset and decoded again when linked, which keeps
+	// long sample arrays of bignums cheap; containers are stored as values.
+	objects []object
+}
+
+type object struct {
+	at    int // offset of the type byte of a leaf, or -1
+	value any // a container's value; nil while it is being read
+	done  bool
+}
+
+func (d *decoder) errf(format string, args ...any) error {
+	return &Error{Offset: d.pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (d *decoder) byte() (byte, error) {
+	if d.pos >= len(d.data) {
+		return 0, d.errf("unexpected end of data")
+	}
+	b := d.data[d.pos]
+	d.pos++
+	return b, nil
+}
+
+// long reads Marshal's variable-length integer (w_long).
+func (d *decoder) long() (int64, error) {
+	start := d.pos
+	b, err := d.byte()
+	if err != nil {
+		return 0, err
+	}
+	c := int8(b)
+	switch {
+	case c == 0:
+		return 0, nil
+	case c > 4:
+		return int64(c) - 5, nil
+	case c < -4:
+		return int64(c) + 5, nil
+	}
+	n := int(c)
+	if n > 0 {
+		if d.pos+n > len(d.data) {
+			d.pos = start
+			return 0, d.errf("integer runs past the end of data")
+		}
+		var x int64
+		for i := 0; i < n; i++ {
+			x |= int64(d.data[d.pos+i]) << (8 * i)
+		}
+		d.pos += n
+		return x, nil
+	}
+	n = -n
+	if d.pos+n > len(d.data) {
+		d.pos = start
+		return 0, d.errf("integer runs past the end of data")
+	}
+	x := int64(-1)
+	for i := 0; i < n; i++ {
+		x &^= 0xff << (8 * i)
+		x |= int64(d.data[d.pos+i]) << (8 * i)
+	}
+	d.pos += n
+	return x, nil
+}
+
+// length reads a non-negative count of items that each take at least
+// min bytes, rejecting counts the remaining data cannot hold.
+func (d *decoder) length(what string, min int) (int, error) {
+	start := d.pos
+	n, err := d.long()
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 {
+		d.pos = start
+		return 0, d.errf("negative %s length %d", what, n)
+	}
+	if left := len(d.data) - d.pos; n > int64(left/min) {
+		d.pos = start
+		return 0, d.errf("%s length %d exceeds the %d bytes left", what, n, left)
+	}
+	return int(n), nil
+}
+
+func (d *decoder) bytes() ([]byte, error) {
+	n, err := d.length("byte string", 1)
+	if err != nil {
+		return nil, err
+	}
+	b := d.data[d.pos : d.pos+n]
+	d.pos += n
+	return b, nil
+}
+
+func (d *decoder) symbol() (Symbol, error) {
+	start := d.pos
+	t, err := d.byte()
+	if err != nil {
+		return "", err
+	}
+	switch t {
+	case ':':
+		return d.symbolBody(false)
+	case ';':
+		return d.symlink()
+	case 'I':
+		t2, err := d.byte()
+		if err != nil {
+			return "", err
+		}
+		if t2 != ':' {
+			d.pos = start
+			return "", d.errf("expected a symbol, found %q", t2)
+		}
+		return d.symbolBody(true)
+	}
+	d.pos = start
+	return "", d.errf("expected a symbol, found %q", t)
+}
+
+func (d *decoder) symbolBody(ivars bool) (Symbol, error) {
+	b, err := d.bytes()
+	if err != nil {
+		return "", err
+	}
+	s := Symbol(b)
+	// The symbol is numbered before its instance variables are read.
+	d.symbols = append(d.symbols, s)
+	if ivars {
+		if err := d.skipVars(0); err != nil {
+			return "", err
+		}
+	}
+	return s, nil
+}
+
+func (d *decoder) symlink() (Symbol, error) {
+	start := d.pos
+	i, err := d.long()
+	if err != nil {
+		return "", err
+	}
+	if i < 0 || i >= int64(len(d.symbols)) {
+		d.pos = start
+		return "", d.errf("symbol link %d out of range (%d symbols)", i, len(d.symbols))
+	}
+	return d.symbols[i], nil
+}
+
+// skipVars reads the instance variables after an 'I' value. For strings
+// they only name the encoding (E, encoding), which is not kept.
+func (d *decoder) skipVars(depth int) error {
+	n, err := d.length("instance variable", 2)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		if _, err := d.symbol(); err != nil {
+			return err
+		}
+		if _, err := d.value(depth + 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *decoder) vars(depth int) (*Hash, error) {
+	n, err := d.length("instance variable", 2)
+	if err != nil {
+		return nil, err
+	}
+	h := &Hash{Keys: make([]any, 0, n), Values: make([]any, 0, n)}
+	for i := 0; i < n; i++ {
+		k, err := d.symbol()
+		if err != nil {
+			return nil, err
+		}
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		h.Keys = append(h.Keys, k)
+		h.Values = append(h.Values, v)
+	}
+	return h, nil
+}
+
+// leaf registers a leaf object that starts at offset at.
+func (d *decoder) leaf(at int) { d.objects = append(d.objects, object{at: at, done: true}) }
+
+// container registers a container and returns its index, to be filled
+// in by finish.
+func (d *decoder) container() int {
+	d.objects = append(d.objects, object{at: -1})
+	return len(d.objects) - 1
+}
+
+func (d *decoder) finish(i int, v any) {
+	d.objects[i].value = v
+	d.objects[i].done = true
+}
+
+func (d *decoder) value(depth int) (any, error) {
+	if depth > MaxDepth {
+		return nil, &Error{Offset: d.pos, Msg: ErrTooDeep.Error()}
+	}
+	start := d.pos
+	t, err := d.byte()
+	if err != nil {
+		return nil, err
+	}
+	switch t {
+	case '0':
+		return nil, nil
+	case 'T':
+		return true, nil
+	case 'F':
+		return false, nil
+	case 'i':
+		return d.long()
+	case 'l':
+		v, err := d.bignum()
+		if err != nil {
+			return nil, err
+		}
+		d.leaf(start)
+		return v, nil
+	case 'f':
+		v, err := d.float()
+		if err != nil {
+			return nil, err
+		}
+		d.leaf(start)
+		return v, nil
+	case '"':
+		b, err := d.bytes()
+		if err != nil {
+			return nil, err
+		}
+		d.leaf(start)
+		return string(b), nil
+	case ':':
+		return d.symbolBody(false)
+	case ';':
+		return d.symlink()
+	case '/':
+		src, err := d.bytes()
+		if err != nil {
+			return nil, err
+		}
+		opt, err := d.byte()
+		if err != nil {
+			return nil, err
+		}
+		d.leaf(start)
+		return &Regexp{Source: string(src), Options: opt}, nil
+	case 'I':
+		return d.withVars(depth)
+	case '[':
+		return d.array(depth)
+	case '{', '}':
+		return d.hash(depth, t == '}')
+	case 'o':
+		return d.object(depth)
+	case 'S':
+		return d.object(depth)
+	case 'C', 'e':
+		// A subclass of String/Array/Hash ('C') or an object extended
+		// with a module ('e'): the name, then the value itself.
+		if _, err := d.symbol(); err != nil {
+			return nil, err
+		}
+		return d.value(depth + 1)
+	case 'u':
+		cls, err := d.symbol()
+		if err != nil {
+			return nil, err
+		}
+		b, err := d.bytes()
+		if err != nil {
+			return nil, err
+		}
+		d.leaf(start)
+		return &UserData{Class: cls, Data: string(b)}, nil
+	case 'U':
+		cls, err := d.symbol()
+		if err != nil {
+			return nil, err
+		}
+		i := d.container()
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		u := &UserData{Class: cls, Data: v}
+		d.finish(i, u)
+		return u, nil
+	case 'c', 'm', 'M':
+		b, err := d.bytes()
+		if err != nil {
+			return nil, err
+		}
+		d.leaf(start)
+		return ClassRef{Name: string(b), IsModule: t != 'c'}, nil
+	case '@':
+		return d.link()
+	}
+	d.pos = start
+	return nil, d.errf("unsupported or invalid type byte %q", t)
+}
+
+// withVars reads an 'I' value: a value followed by instance variables.
+func (d *decoder) withVars(depth int) (any, error) {
+	if d.pos < len(d.data) && d.data[d.pos] == ':' {
+		d.pos++
+		return d.symbolBody(true)
+	}
+	v, err := d.value(depth + 1)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.skipVars(depth); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func (d *decoder) bignum() (any, error) {
+	sign, err := d.byte()
+	if err != nil {
+		return nil, err
+	}
+	if sign != '+' && sign != '-' {
+		d.pos--
+		return nil, d.errf("bad bignum sign %q", sign)
+	}
+	n, err := d.length("bignum", 2)
+	if err != nil {
+		return nil, err
+	}
+	b := d.data[d.pos : d.pos+2*n]
+	d.pos += 2 * n
+	// Little-endian 16-bit words; fast path when it fits int64.
+	top := len(b)
+	for top > 0 && b[top-1] == 0 {
+		top--
+	}
+	if top <= 8 {
+		var u uint64
+		for i := top - 1; i >= 0; i-- {
+			u = u<<8 | uint64(b[i])
+		}
+		if sign == '+' && u <= math.MaxInt64 {
+			return int64(u), nil
+		}
+		if sign == '-' && u <= 1<<63 {
+			return -int64(u), nil // -(1<<63) wraps to MinInt64, as wanted
+		}
+	}
+	be := make([]byte, top)
+	for i := range be {
+		be[i] = b[top-1-i]
+	}
+	x := new(big.Int).SetBytes(be)
+	if sign == '-' {
+		x.Neg(x)
+	}
+	return x, nil
+}
+
+func (d *decoder) float() (float64, error) {
+	start := d.pos
+	b, err := d.bytes()
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	// Marshal before Ruby 1.9 appended mantissa bytes after a NUL.
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	switch s {
+	case "nan":
+		return math.NaN(), nil
+	case "inf":
+		return math.Inf(1), nil
+	case "-inf":
+		return math.Inf(-1), nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		d.pos = start
+		return 0, d.errf("bad float %q", s)
+	}
+	return f, nil
+}
+
+func (d *decoder) array(depth int) (any, error) {
+	n, err := d.length("array", 1)
+	if err != nil {
+		return nil, err
+	}
+	idx := d.container()
+	// Stay with []int64 while every element is an Integer that fits.
+	ints := make([]int64, 0, n)
+	var vals []any
+	for i := 0; i < n; i++ {
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if vals == nil {
+			if x, ok := v.(int64); ok {
+				ints = append(ints, x)
+				continue
+			}
+			vals = make([]any, len(ints), n)
+			for j, x := range ints {
+				vals[j] = x
+			}
+			ints = nil
+		}
+		vals = append(vals, v)
+	}
+	var a any = ints
+	if vals != nil {
+		a = vals
+	}
+	d.finish(idx, a)
+	return a, nil
+}
+
+func (d *decoder) hash(depth int, withDefault bool) (any, error) {
+	n, err := d.length("hash", 2)
+	if err != nil {
+		return nil, err
+	}
+	idx := d.container()
+	h := &Hash{Keys: make([]any, 0, n), Values: make([]any, 0, n)}
+	// A Hash is registered before its pairs are read, and a pointer can
+	// be linked while still incomplete.
+	d.finish(idx, h)
+	for i := 0; i < n; i++ {
+		k, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		v, err := d.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		h.Keys = append(h.Keys, k)
+		h.Values = append(h.Values, v)
+	}
+	if withDefault {
+		if h.Default, err = d.value(depth + 1); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+func (d *decoder) object(depth int) (any, error) {
+	cls, err := d.symbol()
+	if err != nil {
+		return nil, err
+	}
+	idx := d.container()
+	o := &Object{Class: cls}
+	d.finish(idx, o)
+	if o.Vars, err = d.vars(depth); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (d *decoder) link() (any, error) {
+	start := d.pos
+	i, err := d.long()
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= int64(len(d.objects)) {
+		d.pos = start
+		return nil, d.errf("object link %d out of range (%d objects)", i, len(d.objects))
+	}
+	o := d.objects[i]
+	if !o.done {
+		d.pos = start
+		return nil, d.errf("object link %d refers to an array still being read (cyclic arrays are not supported)", i)
+	}
+	if o.at < 0 {
+		return o.value, nil
+	}
+	// Decode the leaf again from where it was written, without
+	// registering it twice.
+	saved, savedObjects, savedSymbols := d.pos, len(d.objects), len(d.symbols)
+	d.pos = o.at
+	v, err := d.value(MaxDepth)
+	d.objects = d.objects[:savedObjects]
+	d.symbols = d.symbols[:savedSymbols]
+	d.pos = saved
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
