@@ -1,0 +1,181 @@
+package stream
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/fold"
+)
+
+// randomStacks returns n stack adds over about uniq distinct stacks, with
+// some decimal counts when dec is set.
+func randomStacks(n, uniq int, dec bool) (stacks []string, counts []fold.Count) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < n; i++ {
+		k := rng.IntN(uniq)
+		depth := 3 + k%17
+		var b strings.Builder
+		b.WriteString("proc")
+		for d := 0; d < depth; d++ {
+			fmt.Fprintf(&b, ";func_%d_%d", d, (k>>d)%7)
+		}
+		fmt.Fprintf(&b, ";leaf%d", k)
+		stacks = append(stacks, b.String())
+		c := fold.Int(uint64(1 + rng.IntN(1000)))
+		if dec && i%10 == 0 {
+			c = fold.Dec(0.25)
+		}
+		counts = append(counts, c)
+	}
+	return
+}
+
+func aggregate(t testing.TB, opt Options, stacks []string, counts []fold.Count) (string, Stats) {
+	t.Helper()
+	a := NewAggregator(opt)
+	for i, s := range stacks {
+		if err := a.Add([]byte(s), counts[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	if _, err := a.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	st := a.Stats()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), st
+}
+
+// TestSpillEquivalence proves the output is byte-identical whether the
+// table fits or spills many runs (and merges them in several passes).
+func TestSpillEquivalence(t *testing.T) {
+	for _, dec := range []bool{false, true} {
+		stacks, counts := randomStacks(60000, 5000, dec)
+		want, st := aggregate(t, Options{Mem: 1 << 30}, stacks, counts)
+		if st.Runs != 0 || st.Unique != 5000 {
+			t.Fatalf("unlimited run: %+v", st)
+		}
+		tmp := t.TempDir()
+		got, st := aggregate(t, Options{Mem: 64 << 10, TmpDir: tmp}, stacks, counts)
+		if st.Runs < 20 {
+			t.Errorf("only %d runs spilled with a 64 KiB budget", st.Runs)
+		}
+		if got != want {
+			t.Fatalf("dec=%v: output with spills differs from the unlimited run", dec)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Errorf("temporary files left behind: %v", left)
+		}
+		// The sum of counts is conserved and the output sorted.
+		var sum fold.Count
+		for _, c := range counts {
+			sum, _ = sum.Add(c)
+		}
+		if st.Total.Float64() != sum.Float64() {
+			t.Errorf("total %v, want %v", st.Total, sum)
+		}
+		lines := strings.Split(strings.TrimSpace(got), "\n")
+		for i := 1; i < len(lines); i++ {
+			a, _, _ := fold.ParseLine([]byte(lines[i-1]))
+			b, _, _ := fold.ParseLine([]byte(lines[i]))
+			if bytes.Compare(a, b) >= 0 {
+				t.Fatalf("not sorted at line %d", i)
+			}
+		}
+	}
+}
+
+func TestMergeAcrossAggregators(t *testing.T) {
+	stacks, counts := randomStacks(20000, 3000, false)
+	want, _ := aggregate(t, Options{}, stacks, counts)
+	for _, mem := range []int64{1 << 30, 32 << 10} {
+		var aggs []*Aggregator
+		for w := 0; w < 3; w++ {
+			aggs = append(aggs, NewAggregator(Options{Mem: mem, TmpDir: t.TempDir()}))
+		}
+		for i, s := range stacks {
+			aggs[i%3].Add([]byte(s), counts[i])
+		}
+		var b bytes.Buffer
+		err := EachMerged(aggs, func(s []byte, c fold.Count) error {
+			b.Write(fold.AppendLine(nil, s, c))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range aggs {
+			a.Close()
+		}
+		if b.String() != want {
+			t.Fatalf("mem=%d: merged output differs", mem)
+		}
+	}
+}
+
+func TestAggregatorOverflow(t *testing.T) {
+	a := NewAggregator(Options{})
+	defer a.Close()
+	a.Add([]byte("x"), fold.Int(math.MaxUint64))
+	if err := a.Add([]byte("x"), fold.Int(1)); err == nil {
+		t.Fatal("overflow not reported")
+	}
+}
+
+func TestSpillDirMissing(t *testing.T) {
+	stacks, counts := randomStacks(5000, 2000, false)
+	a := NewAggregator(Options{Mem: 16 << 10, TmpDir: "/nonexistent/dir"})
+	defer a.Close()
+	var err error
+	for i, s := range stacks {
+		if err = a.Add([]byte(s), counts[i]); err != nil {
+			break
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "spill") {
+		t.Fatalf("got %v, want a spill error", err)
+	}
+}
+
+func BenchmarkAggregatorAdd(b *testing.B) {
+	stacks, counts := randomStacks(100000, 20000, false)
+	var size int64
+	for _, s := range stacks {
+		size += int64(len(s))
+	}
+	bs := make([][]byte, len(stacks))
+	for i, s := range stacks {
+		bs[i] = []byte(s)
+	}
+	a := NewAggregator(Options{})
+	defer a.Close()
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, s := range bs {
+			a.Add(s, counts[j])
+		}
+	}
+}
+
+func BenchmarkReader(b *testing.B) {
+	data := bytes.Repeat([]byte("java;start_thread;java_start;JavaThread::run;thread_main_inner;Interpreter 12\n"), 200000)
+	p := writeFile(b, "in.txt", data)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		r := NewReader([]string{p})
+		for r.Scan() {
+		}
+		r.Close()
+	}
+}

@@ -1,0 +1,178 @@
+package stream
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+func writeFile(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+type line struct {
+	name  string
+	n     int
+	text  string
+	first bool
+}
+
+func readAll(t testing.TB, r *Reader) ([]line, error) {
+	var out []line
+	for r.Scan() {
+		out = append(out, line{r.Name(), r.Line(), string(r.Bytes()), r.FirstOfInput()})
+	}
+	r.Close()
+	return out, r.Err()
+}
+
+func compress(t testing.TB, kind Compression, data []byte) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	switch kind {
+	case Gzip:
+		w := gzip.NewWriter(&b)
+		w.Write(data)
+		w.Close()
+	case Zstd:
+		w, _ := zstd.NewWriter(&b)
+		w.Write(data)
+		w.Close()
+	case LZ4:
+		w := lz4.NewWriter(&b)
+		w.Write(data)
+		w.Close()
+	case Bzip2:
+		raw, err := os.ReadFile("testdata/two.txt.bz2") // no bzip2 writer in the standard library
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	default:
+		return data
+	}
+	return b.Bytes()
+}
+
+func TestReaderFormatsAndOrder(t *testing.T) {
+	data := []byte("a;b 1\nc;d 2\n")
+	var names []string
+	for _, kind := range []Compression{None, Gzip, Bzip2, Zstd, LZ4} {
+		// The name says nothing of the content: detection is by magic bytes.
+		names = append(names, writeFile(t, "in-"+string(kind)+".txt", compress(t, kind, data)))
+	}
+	got, err := readAll(t, NewReader(names))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 10 {
+		t.Fatalf("got %d lines, want 10: %v", len(got), got)
+	}
+	for i, l := range got {
+		if l.name != names[i/2] || l.n != i%2+1 || l.text != strings.Split(string(data), "\n")[i%2] || l.first != (i%2 == 0) {
+			t.Errorf("line %d: %+v", i, l)
+		}
+	}
+}
+
+func TestReaderStdinAndNoFinalNewline(t *testing.T) {
+	r := NewReaderStdin([]string{"-"}, strings.NewReader("x 1\ny 2"))
+	got, err := readAll(t, r)
+	if err != nil || len(got) != 2 || got[1].text != "y 2" || got[0].name != "-" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	// No names at all means stdin too.
+	got, _ = readAll(t, NewReaderStdin(nil, strings.NewReader("z 3\n")))
+	if len(got) != 1 || got[0].text != "z 3" {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestReaderLongLine(t *testing.T) {
+	long := bytes.Repeat([]byte("frame;"), 10<<20/6) // a 10 MB line
+	data := append(append([]byte("short 1\n"), long...), " 7\nend 1\n"...)
+	got, err := readAll(t, NewReader([]string{writeFile(t, "long.txt", data)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || len(got[1].text) != len(long)+2 || got[2].text != "end 1" {
+		t.Fatalf("long line not read whole: %d lines", len(got))
+	}
+}
+
+func TestReaderTruncated(t *testing.T) {
+	data := bytes.Repeat([]byte("some;stack;frames 12345\n"), 20000)
+	for _, kind := range []Compression{Gzip, Zstd, LZ4} {
+		c := compress(t, kind, data)
+		p := writeFile(t, "cut", c[:len(c)/2])
+		_, err := readAll(t, NewReader([]string{p}))
+		if err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: truncated stream gave %v, want an error naming the file", kind, err)
+		}
+	}
+	bz, _ := os.ReadFile("testdata/two.txt.bz2")
+	_, err := readAll(t, NewReader([]string{writeFile(t, "cut.bz2", bz[:len(bz)-8])}))
+	if err == nil {
+		t.Error("bzip2: truncated stream read without error")
+	}
+}
+
+func TestReaderMissingFile(t *testing.T) {
+	_, err := readAll(t, NewReader([]string{filepath.Join(t.TempDir(), "nope.txt")}))
+	if err == nil || !os.IsNotExist(err) {
+		t.Fatalf("got %v, want a not-exist error", err)
+	}
+}
+
+func TestReaderBytesRead(t *testing.T) {
+	data := bytes.Repeat([]byte("x 1\n"), 1000)
+	gz := compress(t, Gzip, data)
+	r := NewReader([]string{writeFile(t, "a", data), writeFile(t, "b", gz)})
+	readAll(t, r)
+	if got, want := r.BytesRead(), int64(len(data)+len(gz)); got != want {
+		t.Errorf("BytesRead = %d, want %d (raw bytes of both files)", got, want)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for in, want := range map[string]int64{"256MiB": 256 << 20, "64KiB": 64 << 10, "1G": 1 << 30, "500mb": 500 << 20, "4096": 4096, "1.5k": 1536} {
+		got, err := ParseSize(in)
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "-1", "12XB", "MiB", "0"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) gave no error", bad)
+		}
+	}
+}
+
+func TestDiag(t *testing.T) {
+	var b strings.Builder
+	d := NewDiag(&b, false)
+	for i := 1; i <= 15; i++ {
+		if err := d.Malformed("f.txt", i, []byte("bad line"), "no count"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d.Flush()
+	out := b.String()
+	if strings.Count(out, "f.txt:") != 10 || !strings.Contains(out, `f.txt:3: no count: "bad line"`) || !strings.Contains(out, "5 more malformed lines skipped (15 in all)") {
+		t.Errorf("diag output:\n%s", out)
+	}
+	if err := NewDiag(&b, true).Malformed("f", 1, nil, "x"); err == nil {
+		t.Error("strict diag returned no error")
+	}
+}
