@@ -11,7 +11,6 @@ import (
 	"github.com/pfold/pfold/stream"
 )
 
-
 // foldPerf folds the named inputs through the shared core, as pfold does.
 func foldPerf(t testing.TB, opt PerfScriptOptions, names ...string) (out, warnings string) {
 	t.Helper()
