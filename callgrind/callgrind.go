@@ -275,9 +275,12 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	out := &writer{w: bw, compress: !p.opts.NoCompress, files: map[string]int{}, fns: map[funcKey]int{}}
 
-	out.printf("# callgrind format\nversion: 1\ncreator: ", p.opts.Creator, "\n")
-	out.printf("positions: line\nevents: ", p.opts.Event, "\n")
-	out.printf("summary: ", costString(p.total), "\n")
+	// callgrind_annotate reads "events:" as the last header line, so
+	// "positions:" goes before it; "summary:" gives the readers the total
+	// (without it callgrind_annotate adds up call costs too).
+	out.str("# callgrind format\nversion: 1\ncreator: ", p.opts.Creator, "\n")
+	out.str("positions: line\nevents: ", p.opts.Event, "\n")
+	out.str("summary: ", costString(p.total), "\n")
 
 	// Group frames and call edges by function.
 	frames := make([][]int32, len(p.funcs))
@@ -349,10 +352,8 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 			out.call(p.funcs[to.fn].funcKey, c.calls, to.line, p.frames[c.from].line, c.cost)
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return cw.n, err
-	}
-	return cw.n, out.err
+	err := bw.Flush()
+	return cw.n, err
 }
 
 // rootKey returns the key of the function to add above the roots, or nil
@@ -393,77 +394,71 @@ func appendCost(dst []byte, c fold.Count) []byte {
 	return strconv.AppendUint(dst, uint64(r), 10)
 }
 
-// writer writes body lines, compressing names when asked.
+// writer writes the lines of a callgrind file.
 type writer struct {
 	w        *bufio.Writer
 	compress bool
 	files    map[string]int
 	fns      map[funcKey]int
 	buf      []byte
-	err      error
 }
 
-func (o *writer) printf(parts ...string) {
+func (o *writer) str(parts ...string) {
 	for _, s := range parts {
-		if _, err := o.w.WriteString(s); err != nil && o.err == nil {
-			o.err = err
-		}
+		o.w.WriteString(s) // bufio keeps the first error for Flush
 	}
 }
 
-// name writes "spec=name", or "spec=(id) name" the first time and
-// "spec=(id)" after that when compressing.
-func (o *writer) name(spec, s string, ids map[string]int) {
+// spec writes "spec=name", or, compressed, "spec=(id) name" the first
+// time and "spec=(id)" after. A name that itself looks like "(digits)…"
+// is always written compressed, the only form in which it reads back.
+func (o *writer) spec(spec, name string, id int, first bool) {
 	o.buf = append(o.buf[:0], spec...)
 	o.buf = append(o.buf, '=')
-	if o.compress {
-		id, ok := ids[s]
-		if !ok {
-			id = len(ids) + 1
-			ids[s] = id
-		}
+	if o.compress || looksCompressed(name) {
 		o.buf = append(o.buf, '(')
 		o.buf = strconv.AppendInt(o.buf, int64(id), 10)
 		o.buf = append(o.buf, ')')
-		if !ok {
+		if first || !o.compress {
 			o.buf = append(o.buf, ' ')
-			o.buf = append(o.buf, s...)
+			o.buf = append(o.buf, name...)
 		}
 	} else {
-		o.buf = append(o.buf, s...)
+		o.buf = append(o.buf, name...)
 	}
 	o.buf = append(o.buf, '\n')
 	o.w.Write(o.buf)
 }
 
-func (o *writer) fnName(spec string, k funcKey) {
-	// Function ids are per (file, name): two files may hold functions of
-	// the same name, and callgrind readers tell them apart by file.
-	if !o.compress {
-		o.name(spec, k.name, nil)
-		return
+func looksCompressed(name string) bool {
+	return len(name) > 1 && name[0] == '(' && name[1] >= '0' && name[1] <= '9'
+}
+
+// file writes a fl= or cfl= line. Files and functions have separate ids.
+func (o *writer) file(spec, name string) {
+	id, ok := o.files[name]
+	if !ok {
+		id = len(o.files) + 1
+		o.files[name] = id
 	}
+	o.spec(spec, name, id, !ok)
+}
+
+// fn writes a fn= or cfn= line. Function ids are per file and name: two
+// files may hold functions of the same name.
+func (o *writer) fn(spec string, k funcKey) {
 	id, ok := o.fns[k]
 	if !ok {
 		id = len(o.fns) + 1
 		o.fns[k] = id
 	}
-	o.buf = append(o.buf[:0], spec...)
-	o.buf = append(o.buf, "=("...)
-	o.buf = strconv.AppendInt(o.buf, int64(id), 10)
-	o.buf = append(o.buf, ')')
-	if !ok {
-		o.buf = append(o.buf, ' ')
-		o.buf = append(o.buf, k.name...)
-	}
-	o.buf = append(o.buf, '\n')
-	o.w.Write(o.buf)
+	o.spec(spec, k.name, id, !ok)
 }
 
 func (o *writer) function(k funcKey) {
 	o.w.WriteByte('\n')
-	o.name("fl", k.file, o.files)
-	o.fnName("fn", k)
+	o.file("fl", k.file)
+	o.fn("fn", k)
 }
 
 func (o *writer) cost(line uint64, c fold.Count) {
@@ -478,8 +473,8 @@ func (o *writer) cost(line uint64, c fold.Count) {
 // at line from, with its inclusive cost. calls is never 0: callgrind
 // readers take the cost line after "calls=0" as self cost.
 func (o *writer) call(callee funcKey, calls, to, from uint64, c fold.Count) {
-	o.name("cfl", callee.file, o.files)
-	o.fnName("cfn", callee)
+	o.file("cfl", callee.file)
+	o.fn("cfn", callee)
 	o.buf = append(o.buf[:0], "calls="...)
 	o.buf = strconv.AppendUint(o.buf, calls, 10)
 	o.buf = append(o.buf, ' ')

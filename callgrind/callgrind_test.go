@@ -525,12 +525,14 @@ func TestOverflow(t *testing.T) {
 }
 
 func TestNamesThatLookCompressed(t *testing.T) {
-	// A name starting with "(" and a digit reads back correctly only in
-	// compressed form; an empty frame gets a name.
-	out := convert(t, "(1) x;;b 1\n", Options{})
-	m := read(t, out)
-	if m.self["???:b"] != 1 || m.calls[[2]string{"???:(1) x", "???:(empty)"}] == nil {
-		t.Errorf("names: %v %s\n%s", m.self, dump(m.calls), out)
+	// A name starting with "(" and a digit is written compressed even
+	// with NoCompress; an empty frame gets a name.
+	for _, opts := range []Options{{}, {NoCompress: true}} {
+		out := convert(t, "(1) x;;b 1\n(1) x;(2) y 2\n", opts)
+		m := read(t, out)
+		if m.self["???:b"] != 1 || m.self["???:(2) y"] != 2 || m.calls[[2]string{"???:(1) x", "???:(empty)"}] == nil {
+			t.Errorf("NoCompress %v: names: %v %s\n%s", opts.NoCompress, m.self, dump(m.calls), out)
+		}
 	}
 }
 
