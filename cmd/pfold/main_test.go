@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/internal/cmdutil"
+)
+
+const sample = "../../testdata/perf/recorded/cwork.perf-script.txt"
+const sampleFolded = "../../testdata/perf/recorded/cwork.stackcollapse-perf.folded"
+
+// pfold runs the app in-process with stdin and returns stdout, stderr
+// and the exit status.
+func pfold(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	app := newApp()
+	var out, errb bytes.Buffer
+	app.Writer, app.ErrWriter, app.Reader = &out, &errb, strings.NewReader(stdin)
+	code := cmdutil.Run(app, append([]string{"pfold"}, args...))
+	return out.String(), errb.String(), code
+}
+
+func read(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestFileStdinAndOutput(t *testing.T) {
+	want := read(t, sampleFolded)
+	if out, errs, code := pfold(t, "", sample); code != 0 || out != want {
+		t.Fatalf("file: code %d, stderr %q", code, errs)
+	}
+	if out, _, code := pfold(t, read(t, sample)); code != 0 || out != want {
+		t.Fatalf("stdin: code %d", code)
+	}
+	if out, _, code := pfold(t, read(t, sample), "-"); code != 0 || out != want {
+		t.Fatalf("stdin '-': code %d", code)
+	}
+	o := filepath.Join(t.TempDir(), "out.folded")
+	if out, _, code := pfold(t, "", "-o", o, sample); code != 0 || out != "" || read(t, o) != want {
+		t.Fatalf("-o: code %d, stdout %q", code, out)
+	}
+}
+
+func TestOptionsAfterFiles(t *testing.T) {
+	a, _, _ := pfold(t, "", "--pid", sample)
+	b, _, code := pfold(t, "", sample, "--pid")
+	if code != 0 || a != b || !strings.Contains(a, "cwork-") {
+		t.Fatalf("--pid after the file was not honoured (code %d)", code)
+	}
+}
+
+func TestCompressedInput(t *testing.T) {
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(read(t, sample)))
+	w.Close()
+	p := filepath.Join(t.TempDir(), "dump") // no .gz: magic bytes decide
+	os.WriteFile(p, gz.Bytes(), 0o644)
+	if out, _, code := pfold(t, "", p); code != 0 || out != read(t, sampleFolded) {
+		t.Fatalf("gzip input: code %d", code)
+	}
+	os.WriteFile(p, gz.Bytes()[:gz.Len()/2], 0o644)
+	out, errs, code := pfold(t, "", p)
+	if code != 1 || !strings.Contains(errs, "truncated") || out != "" {
+		t.Fatalf("truncated gzip: code %d, stderr %q, stdout %d bytes", code, errs, len(out))
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	if _, errs, code := pfold(t, "", filepath.Join(t.TempDir(), "missing.txt")); code != 1 || !strings.Contains(errs, "missing.txt") {
+		t.Errorf("missing file: code %d, stderr %q", code, errs)
+	}
+	if out, errs, code := pfold(t, "", "--no-such-flag", sample); code != 2 || out != "" || errs == "" {
+		t.Errorf("unknown flag: code %d, stdout %q", code, out)
+	}
+	if _, _, code := pfold(t, "", "--mem", "lots", sample); code != 2 {
+		t.Errorf("bad --mem: code %d", code)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(bad, []byte("a 1 1.0: 1 cpu-clock:\n\t1 f (m)\n\nGARBAGE\n"), 0o644)
+	if out, errs, code := pfold(t, "", bad); code != 0 || out != "a;f 1\n" || !strings.Contains(errs, "bad.txt:4") {
+		t.Errorf("malformed line: code %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if _, errs, code := pfold(t, "", "--strict", bad); code != 1 || !strings.Contains(errs, "bad.txt:4") {
+		t.Errorf("--strict: code %d, stderr %q", code, errs)
+	}
+	if out, _, code := pfold(t, "", "--version"); code != 0 || !strings.Contains(out, "pfold") {
+		t.Errorf("--version: code %d, out %q", code, out)
+	}
+	if out, _, code := pfold(t, "", "--help"); code != 0 || !strings.Contains(out, "--event-filter") || !strings.Contains(out, "EXAMPLES") {
+		t.Errorf("--help: code %d, out %q", code, out)
+	}
+}
+
+// TestTinyMemoryBudget proves the output is identical with a tiny budget,
+// on a dump with thousands of distinct stacks.
+func TestTinyMemoryBudget(t *testing.T) {
+	dump := "../../testdata/perf/recorded/gobuild.txt.gz"
+	want, _, _ := pfold(t, "", "--tid", dump)
+	if n := strings.Count(want, "\n"); n < 1000 {
+		t.Fatalf("only %d stacks", n)
+	}
+	tmp := t.TempDir()
+	got, errs, code := pfold(t, "", "--tid", "--mem", "64KiB", "--tmpdir", tmp, "--stats", dump)
+	if code != 0 || got != want {
+		t.Fatalf("--mem 64KiB: code %d, output differs", code)
+	}
+	if !strings.Contains(errs, "runs spilled") || strings.Contains(errs, " 0 runs spilled") {
+		t.Errorf("nothing spilled: %s", errs)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestStatsConserveCounts(t *testing.T) {
+	_, errs, _ := pfold(t, "", "--stats", sample)
+	for _, s := range []string{"bytes read", "samples folded", "unique stacks", "runs spilled", "malformed"} {
+		if !strings.Contains(errs, s) {
+			t.Errorf("--stats lacks %q: %s", s, errs)
+		}
+	}
+}
+
+// The tests below run the built binary: closed pipes, signals and a full
+// disk are properties of the process.
+
+func buildPfold(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pfold")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestClosedPipeIsQuiet(t *testing.T) {
+	bin := buildPfold(t)
+	cmd := exec.Command(bin, "../../testdata/perf/flamegraph/perf-vertx-stacks-01.txt")
+	stdout, _ := cmd.StdoutPipe()
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 10)
+	io.ReadFull(stdout, buf)
+	stdout.Close() // like `pfold big.txt | head -c 10`
+	err := cmd.Wait()
+	if err != nil || errb.Len() != 0 {
+		t.Fatalf("closed pipe: %v, stderr %q", err, errb.String())
+	}
+}
+
+// TestDiskFullWhileSpilling mounts a tiny tmpfs as --tmpdir (needs root;
+// skipped otherwise).
+func TestDiskFullWhileSpilling(t *testing.T) {
+	dir := t.TempDir()
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir).Run(); err != nil {
+		t.Skipf("cannot mount a small tmpfs to fill (not root?): %v", err)
+	}
+	defer exec.Command("umount", dir).Run()
+	bin := buildPfold(t)
+	out := filepath.Join(t.TempDir(), "out.folded")
+	cmd := exec.Command(bin, "--tid", "--mem", "16KiB", "--tmpdir", dir, "-o", out, "../../testdata/perf/recorded/gobuild.txt.gz")
+	msg, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("disk full: %v, want exit 1\n%s", err, msg)
+	}
+	if !strings.Contains(string(msg), "no space left") {
+		t.Errorf("message does not say the disk is full: %s", msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a partial output file was left")
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
