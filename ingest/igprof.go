@@ -147,7 +147,9 @@ func (p *IgProfParser) Leaf() string {
 func (p *IgProfParser) Parse(line []byte) (IgProfLineKind, error) {
 	p.Values = p.Values[:0]
 	p.leaks = p.leaks[:0]
-	line = bytes.TrimRight(line, " \t\r")
+	for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
 	switch {
 	case len(line) == 0:
 		return IgProfBlank, nil
@@ -309,8 +311,14 @@ func (p *IgProfParser) parseFunction(s []byte, base int) (uint32, []byte, error)
 		if !ok {
 			return 0, nil, igSyntax("bad file definition F%s=(…)", formatUint(fid, base))
 		}
-		file = string(path)
-		p.files[fid] = file
+		// Reuse the string when the same file is defined again (each
+		// thread buffer may): no allocation per definition.
+		if old, ok := p.files[fid]; ok && old == string(path) {
+			file = old
+		} else {
+			file = string(path)
+			p.files[fid] = file
+		}
 		s = rest
 	} else {
 		if file, ok = p.files[fid]; !ok {
@@ -464,33 +472,51 @@ func (p *IgProfParser) counter(name []byte) int {
 
 func hasByte(s []byte, c byte) bool { return len(s) > 0 && s[0] == c }
 
-// cutUint parses an unsigned integer in base at the start of s.
+// cutUint parses an unsigned integer in base (10 or 16) at the start of
+// s.
 func cutUint(s []byte, base int) (uint64, []byte, bool) {
 	var n uint64
 	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case base == 16 && c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case base == 16 && c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			goto end
+	if base == 16 {
+		for ; i < len(s); i++ {
+			d := hexDigit[s[i]]
+			if d > 15 {
+				break
+			}
+			if n>>60 != 0 {
+				return 0, s, false
+			}
+			n = n<<4 | uint64(d)
 		}
-		hi, lo := bits.Mul64(n, uint64(base))
-		lo, carry := bits.Add64(lo, uint64(d), 0)
-		if hi != 0 || carry != 0 {
+		return n, s[i:], i > 0
+	}
+	for ; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			break
+		}
+		if n >= math.MaxUint64/10 && (n > math.MaxUint64/10 || d > math.MaxUint64%10) {
 			return 0, s, false
 		}
-		n = lo
+		n = n*10 + uint64(d)
 	}
-end:
 	return n, s[i:], i > 0
 }
+
+// hexDigit maps a byte to its hexadecimal value, or 0xff.
+var hexDigit = func() (t [256]byte) {
+	for i := range t {
+		t[i] = 0xff
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = byte(c - '0')
+	}
+	for c := 'a'; c <= 'f'; c++ {
+		t[c] = byte(c - 'a' + 10)
+		t[c-'a'+'A'] = byte(c - 'a' + 10)
+	}
+	return t
+}()
 
 // cutInt parses an integer with an optional '-' (file offsets may be
 // negative).
