@@ -160,6 +160,9 @@ func (p *Profile) Edges() int { return len(p.edges) }
 
 // Add adds c samples of stack, the next stack in input order.
 func (p *Profile) Add(stack []byte, c fold.Count) error {
+	if len(stack) == 0 {
+		return errors.New("empty stack")
+	}
 	var err error
 	if p.total, err = p.total.Add(c); err != nil {
 		return err
@@ -207,9 +210,6 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	})
 	if err != nil {
 		return err
-	}
-	if depth == 0 {
-		return errors.New("empty stack")
 	}
 	p.stack = p.stack[:depth]
 	leaf := &p.frames[p.stack[depth-1].frame]
