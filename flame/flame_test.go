@@ -85,6 +85,7 @@ type svgFrame struct {
 	count float64
 	rest  string
 	fill  string
+	x     float64 // data-x: where the frame starts, in counts
 }
 
 var titleRE = regexp.MustCompile(`^(.*) \(([0-9,.]+) [^,]*, (.*)\)$`)
@@ -116,6 +117,7 @@ func parseSVG(t testing.TB, svg []byte) (frames []svgFrame, heading string) {
 				text.Reset()
 			case tok.Name.Local == "rect" && inFrame(frames, tok):
 				frames[len(frames)-1].fill = attr(tok, "fill")
+				frames[len(frames)-1].x, _ = strconv.ParseFloat(attr(tok, "data-x"), 64)
 			}
 		case xml.CharData:
 			if inTitle || inHeading {
