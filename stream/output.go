@@ -35,11 +35,10 @@ func CreateOr(path string, stdout io.Writer) (*Output, error) {
 		}
 		return &Output{Writer: bufio.NewWriterSize(f, 1<<20), f: f, path: path}, nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createTempPattern(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, err
 	}
-	registerTemp(f.Name())
 	return &Output{Writer: bufio.NewWriterSize(f, 1<<20), f: f, tmp: f.Name(), path: path}, nil
 }
 

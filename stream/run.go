@@ -33,7 +33,7 @@ type runWriter struct {
 }
 
 func createRun(path string) (*runWriter, error) {
-	f, err := os.Create(path)
+	f, err := createTemp(path)
 	if err != nil {
 		return nil, fmt.Errorf("spill: %w", err)
 	}

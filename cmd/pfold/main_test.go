@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pfold/pfold/internal/cmdutil"
 )
@@ -147,7 +148,8 @@ func buildPfold(t *testing.T) string {
 
 func TestClosedPipeIsQuiet(t *testing.T) {
 	bin := buildPfold(t)
-	cmd := exec.Command(bin, "../../testdata/perf/flamegraph/perf-vertx-stacks-01.txt")
+	// The output (~2 MB) is larger than a pipe's buffer.
+	cmd := exec.Command(bin, "--tid", "--addrs", "../../testdata/perf/recorded/gobuild.txt.gz")
 	stdout, _ := cmd.StdoutPipe()
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -186,5 +188,39 @@ func TestDiskFullWhileSpilling(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestInterruptRemovesTemporaryFiles sends SIGINT while pfold spills.
+func TestInterruptRemovesTemporaryFiles(t *testing.T) {
+	bin := buildPfold(t)
+	tmp := t.TempDir()
+	// A slow input: the dump, then stdin held open, so pfold is still
+	// running (with runs spilled) when the signal comes.
+	cmd := exec.Command(bin, "--tid", "--mem", "16KiB", "--tmpdir", tmp, "../../testdata/perf/recorded/gobuild.txt.gz", "-")
+	stdin, _ := cmd.StdinPipe()
+	defer stdin.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		runs, _ := filepath.Glob(filepath.Join(tmp, "pfold-spill-*", "run-*"))
+		if len(runs) > 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("pfold never spilled")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Errorf("exit after SIGINT: %v, want status 130", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left after SIGINT: %v", left)
 	}
 }

@@ -61,12 +61,14 @@ func Main(app *cli.App) {
 			if s == syscall.SIGPIPE {
 				continue
 			}
-			stream.RemoveTemp()
+			stream.Interrupt()
 			fmt.Fprintf(os.Stderr, "%s: interrupted\n", app.Name)
 			os.Exit(128 + int(s.(syscall.Signal)))
 		}
 	}()
-	os.Exit(Run(app, os.Args))
+	code := Run(app, os.Args)
+	stream.RemoveTemp() // a safety net: every command removes its own
+	os.Exit(code)
 }
 
 // Run runs app with args (args[0] is the program name) and returns the
@@ -91,7 +93,6 @@ func Run(app *cli.App, args []string) int {
 		app.CustomAppHelpTemplate = cli.AppHelpTemplate + "\nEXAMPLES:\n" + indent(ex) + "\n"
 	}
 	err := app.Run(reorder(app, args))
-	defer stream.RemoveTemp()
 	switch {
 	case err == nil:
 		return 0

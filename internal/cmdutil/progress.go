@@ -1,0 +1,234 @@
+package cmdutil
+
+import (
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/pfold/pfold/stream"
+	"github.com/schollz/progressbar/v3"
+	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
+)
+
+// Progress is shown on standard error while the input is read, when
+// standard error is a terminal and the input is large: over
+// progressThreshold bytes in all when the input's size is known (regular
+// files, compressed ones by their compressed size), or once that much has
+// been read from a pipe. --progress shows it whatever the input and
+// wherever standard error goes; --no-progress never (it wins over
+// --progress).
+//
+// The reading loop never touches the progress line: a ticker goroutine
+// samples stream.Reader.BytesRead, an atomic counter, every
+// progressInterval and redraws it. Every message written to the app's
+// standard error clears the line first, so warnings are never mixed with
+// it, and it is removed for good before the final --stats line (Statsf
+// or StopProgress) and when the command returns.
+var (
+	progressThreshold int64 = 64 << 20
+	progressInterval        = 250 * time.Millisecond
+)
+
+// ProgressFlags returns the --progress and --no-progress flags. Run adds
+// them to every app that does not declare them.
+func ProgressFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "progress", Usage: "show a progress line on stderr whatever the input size and even when stderr is not a terminal",
+			DefaultText: "auto: shown when stderr is a terminal and the input is over 64 MiB"},
+		&cli.BoolFlag{Name: "no-progress", Usage: "never show the progress line (wins over --progress)", DefaultText: "false"},
+	}
+}
+
+// errWriter is an app's standard error while Run runs it: it clears the
+// progress line, when one is drawn, before each message.
+type errWriter struct {
+	mu  sync.Mutex
+	w   io.Writer // the real standard error
+	bar *progress // the running progress line, or nil
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.bar != nil {
+		e.bar.clear()
+	}
+	return e.w.Write(p)
+}
+
+// stop removes the progress line, if any, for good.
+func (e *errWriter) stop() {
+	e.mu.Lock()
+	p := e.bar
+	e.bar = nil
+	e.mu.Unlock()
+	if p == nil {
+		return
+	}
+	close(p.quit)
+	<-p.done
+	e.mu.Lock()
+	p.clear()
+	e.mu.Unlock()
+}
+
+// progress is one progress line; its fields other than quit and done are
+// used under errWriter.mu.
+type progress struct {
+	bar    *progressbar.ProgressBar
+	total  int64 // -1 when unknown
+	shown  bool  // drawn since the last clear
+	active bool  // the input is large enough, or progress is forced
+	quit   chan struct{}
+	done   chan struct{}
+}
+
+func (p *progress) clear() {
+	if p.shown {
+		p.bar.Clear()
+		p.shown = false
+	}
+}
+
+// progressWanted decides whether a progress line may be shown, and
+// whether from the start (forced, or a known size over the threshold)
+// rather than once a pipe has delivered progressThreshold bytes.
+func progressWanted(forced, disabled, terminal bool, total int64, known bool) (wanted, fromStart bool) {
+	switch {
+	case disabled:
+		return false, false
+	case forced:
+		return true, true
+	case !terminal:
+		return false, false
+	case known:
+		return total > progressThreshold, total > progressThreshold
+	}
+	return true, false
+}
+
+// startProgress starts the progress line of in, which reads the command's
+// arguments, if the options and the input call for one. Input calls it.
+func startProgress(c *cli.Context, in *stream.Reader) {
+	e, ok := c.App.ErrWriter.(*errWriter)
+	if !ok {
+		return // not run by Run: no way to keep messages off the line
+	}
+	e.stop() // a second Input replaces the first one's line
+	total, known := inputSize(c.Args().Slice(), c.App.Reader)
+	wanted, fromStart := progressWanted(c.Bool("progress"), c.Bool("no-progress"), isTerminalWriter(e.w), total, known)
+	if !wanted {
+		return
+	}
+	if !known {
+		total = -1
+	}
+	p := &progress{
+		bar: progressbar.NewOptions64(total,
+			progressbar.OptionSetWriter(e.w),
+			progressbar.OptionSetDescription(c.App.Name),
+			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetWidth(20),
+			progressbar.OptionSetElapsedTime(true),
+			progressbar.OptionSetPredictTime(known),
+			progressbar.OptionUseANSICodes(true),
+			progressbar.OptionSetSpinnerChangeInterval(0), // only our ticker draws
+			progressbar.OptionSpinnerType(14),
+		),
+		total:  total,
+		active: fromStart,
+		quit:   make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	e.mu.Lock()
+	e.bar = p
+	if p.active {
+		p.bar.RenderBlank()
+		p.shown = true
+	}
+	e.mu.Unlock()
+	go e.tick(p, in)
+}
+
+// tick redraws p from in's byte count until p is stopped.
+func (e *errWriter) tick(p *progress, in *stream.Reader) {
+	defer close(p.done)
+	t := time.NewTicker(progressInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-t.C:
+		}
+		n := in.BytesRead()
+		if p.total >= 0 && n > p.total {
+			n = p.total // a file that grew while read
+		}
+		e.mu.Lock()
+		if !p.active && n > progressThreshold {
+			p.active = true
+		}
+		if p.active {
+			if !p.shown {
+				p.bar.RenderBlank()
+			}
+			p.bar.Set64(n)
+			p.shown = true
+		}
+		e.mu.Unlock()
+	}
+}
+
+// StopProgress removes the progress line for good. Statsf calls it; a
+// command that prints its final summary otherwise calls it first.
+func StopProgress(c *cli.Context) {
+	if e, ok := c.App.ErrWriter.(*errWriter); ok {
+		e.stop()
+	}
+}
+
+// inputSize returns the summed size of the named inputs when all are
+// regular files; "-" (or no name) counts as stdin's size when stdin is a
+// redirected regular file.
+func inputSize(names []string, stdin io.Reader) (int64, bool) {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	var total int64
+	for _, n := range names {
+		if n != "-" {
+			size, ok := stream.TotalSize([]string{n})
+			if !ok {
+				return 0, false
+			}
+			total += size
+			continue
+		}
+		f, ok := stdin.(*os.File)
+		if !ok {
+			return 0, false
+		}
+		st, err := f.Stat()
+		if err != nil || !st.Mode().IsRegular() {
+			return 0, false
+		}
+		total += st.Size()
+	}
+	return total, true
+}
+
+// IsTerminalWriter reports whether w is a terminal, such as a standard
+// output that a binary format must not be written to.
+func IsTerminalWriter(w io.Writer) bool { return isTerminalWriter(w) }
+
+func isTerminalWriter(w io.Writer) bool {
+	if e, ok := w.(*errWriter); ok {
+		w = e.w
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
