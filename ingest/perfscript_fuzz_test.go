@@ -1,0 +1,94 @@
+package ingest
+
+import (
+	"bytes"
+	"os"
+	"testing"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
+)
+
+func FuzzPerfScript(f *testing.F) {
+	for _, p := range []string{
+		"../testdata/perf/inferno/single-line-stacks.txt",
+		"../testdata/perf/inferno/java-inline.txt",
+		"../testdata/perf/inferno/weird-stack-line.txt",
+		"../testdata/perf/layouts/srcline.txt",
+	} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b[:min(len(b), 4096)], uint8(0))
+	}
+	f.Add([]byte(":-1    -1 [000]   821.755106:     250000 cpu-clock:\n\tffffffff81000001 a->b+0x1 ([kernel.kallsyms])\n"), uint8(0xff))
+	f.Add([]byte("x 1 1.0: 1 e:\n\t1 std::function<int (int)>::operator()(int) (m)\n  f.c:1\n"), uint8(0x40))
+	f.Fuzz(func(t *testing.T, data []byte, flags uint8) {
+		opt := PerfScriptOptions{
+			PID: flags&1 != 0, TID: flags&2 != 0, Kernel: flags&4 != 0, JIT: flags&8 != 0,
+			Addrs: flags&16 != 0, Srcline: flags&32 != 0,
+		}
+		if flags&64 != 0 {
+			opt.SkipAfter = []string{"main"}
+		}
+		var samples int64
+		emit := func(stack []byte, c fold.Count) error {
+			if len(stack) == 0 || bytes.IndexByte(stack, '\n') >= 0 {
+				t.Fatalf("bad stack %q", stack)
+			}
+			samples++
+			return nil
+		}
+		p := NewPerfScript(opt, emit, stream.NewDiag(new(bytes.Buffer), false))
+		r := stream.NewReaderStdin(nil, bytes.NewReader(data))
+		if err := FoldPerfScript(r, p); err != nil {
+			t.Fatal(err)
+		}
+		if p.Stats().Samples != samples {
+			t.Fatalf("stats say %d samples, emitted %d", p.Stats().Samples, samples)
+		}
+	})
+}
+
+func BenchmarkPerfScript(b *testing.B) {
+	data, err := os.ReadFile("../testdata/perf/layouts/default.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	data = bytes.Repeat(data, 20)
+	var n int64
+	p := NewPerfScript(PerfScriptOptions{}, func(s []byte, c fold.Count) error { n += int64(len(s)); return nil }, stream.NewDiag(new(bytes.Buffer), false))
+	lines := bytes.Split(data, []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, l := range lines {
+			p.Line("bench", j+1, l)
+		}
+		p.End()
+	}
+}
+
+// BenchmarkFold is parse + aggregate, pfold's serial hot path.
+func BenchmarkFold(b *testing.B) {
+	data, err := os.ReadFile("../testdata/perf/flamegraph/perf-vertx-stacks-01.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	data = bytes.Repeat(data, 10)
+	agg := stream.NewAggregator(stream.Options{})
+	defer agg.Close()
+	p := NewPerfScript(PerfScriptOptions{TID: true}, agg.Add, stream.NewDiag(new(bytes.Buffer), false))
+	lines := bytes.Split(data, []byte("\n"))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, l := range lines {
+			p.Line("bench", j+1, l)
+		}
+		p.End()
+	}
+}
