@@ -37,12 +37,13 @@ func FuzzIgProf(f *testing.F) {
 	}
 	f.Add([]byte("P=(ID=1 N=(ls) T=0.010000)\nC1 FN0=(F0=(/lib/libc.so.6)+87962 N=(@?(nil)))+218\nC2 FN1=(F1=()+8661 N=(@?0x1))+2753 V0=(PERF_TICKS):(1,1,1)\nC2 FN1+0 V0:(2,2,2)\n"))
 	f.Add([]byte("P=(HEX ID=1 N=(p) T=0.000000)\nC1 FN0=(F0=(p)+10 N=(m))+1 V0=(MEM_TOTAL):(1,a,a) V1=(MEM_MAX):(1,a,0) V2=(MEM_LIVE):(1,a,a);LK=(0x10,a)\nC1 FN0+1 V3=(PERF_TICKS):(1,1,1)\n"))
+	dir := f.TempDir() // one for all runs: fuzzing makes thousands
 	f.Fuzz(func(t *testing.T, data []byte) {
 		stacks := map[string]uint64{}
 		discarded, overflow := false, false
 		folder := NewIgProfFolder(IgProfOptions{
 			Discard: func() error { clear(stacks); discarded = true; return nil },
-			Agg:     stream.Options{Mem: 4 << 10, TmpDir: t.TempDir()},
+			Agg:     stream.Options{Mem: 1 << 20, TmpDir: dir},
 		}, func(stack []byte, c fold.Count) error {
 			if len(stack) == 0 || bytes.IndexByte(stack, '\n') >= 0 || c.Float || c.N == 0 {
 				t.Fatalf("emitted %q %v", stack, c)
