@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pfold/pfold/flame"
+	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func main() { cmdutil.Main(newApp()) }
+
+func newApp() *cli.App {
+	d := flame.DefaultOptions()
+	return &cli.App{
+		Name:      "pflame",
+		Usage:     "draw folded stacks as an interactive flame graph SVG",
+		UsageText: "pflame [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+		Description: "Reads folded stacks \"root;...;leaf COUNT\" (or \"stack BEFORE AFTER\" from pdiff for a\n" +
+			"differential graph) and writes one self-contained SVG to stdout or -o FILE. Options are\n" +
+			"flamegraph.pl's, with the same names and meaning.",
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "title", Usage: "heading `TEXT`", DefaultText: "Flame Graph, Icicle Graph or Flame Chart"},
+			&cli.StringFlag{Name: "subtitle", Usage: "second heading `TEXT`", DefaultText: "none"},
+			&cli.IntFlag{Name: "width", Value: d.Width, Usage: "image width in `PIXELS`"},
+			&cli.IntFlag{Name: "height", Value: d.FrameHeight, Usage: "height of each frame in `PIXELS`"},
+			&cli.StringFlag{Name: "fonttype", Value: d.FontType, Usage: "`FONT` family"},
+			&cli.Float64Flag{Name: "fontsize", Value: d.FontSize, Usage: "font size in `PIXELS`"},
+			&cli.Float64Flag{Name: "fontwidth", Value: d.FontWidth, Usage: "average character width relative to the font size (`RATIO`)"},
+			&cli.StringFlag{Name: "minwidth", Value: d.MinWidth.String(), Usage: "leave out frames narrower than `N` pixels, or N% of the total; their share stays in the parent"},
+			&cli.StringFlag{Name: "countname", Value: d.CountName, Usage: "what the counts are (`TEXT`: samples, bytes, ...)"},
+			&cli.StringFlag{Name: "nametype", Value: d.NameType, Usage: "label `TEXT` before a hovered frame's name"},
+			&cli.StringFlag{Name: "colors", Aliases: []string{"color"}, Value: d.Colors, Usage: "`PALETTE`: " + strings.Join(flame.Palettes, ", ")},
+			&cli.StringFlag{Name: "bgcolors", Usage: "background `COLOR`: yellow, blue, green, grey or #rrggbb", DefaultText: "by palette"},
+			&cli.BoolFlag{Name: "hash", Usage: "colour by a hash of the name's first characters (similar names, similar colours)", DefaultText: "false"},
+			&cli.BoolFlag{Name: "cp", Usage: "consistent palette: read colours from --palfile and write back the new ones", DefaultText: "false"},
+			&cli.StringFlag{Name: "palfile", Value: "palette.map", Usage: "palette `FILE` of --cp (setting it implies --cp)"},
+			&cli.BoolFlag{Name: "reverse", Usage: "reverse each stack, merging from the leaves", DefaultText: "false"},
+			&cli.BoolFlag{Name: "inverted", Usage: "icicle graph: root at the top", DefaultText: "false"},
+			&cli.BoolFlag{Name: "flamechart", Usage: "keep input order (x is time) instead of sorting and merging", DefaultText: "false"},
+			&cli.BoolFlag{Name: "negate", Usage: "swap red and blue in differential graphs", DefaultText: "false"},
+			&cli.Float64Flag{Name: "factor", Value: d.Factor, Usage: "multiply counts by `X` in labels"},
+			&cli.StringFlag{Name: "notes", Usage: "`TEXT` put in a comment in the SVG", DefaultText: "none"},
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
+		}, cmdutil.AggregateFlags()...),
+		Metadata: map[string]any{"examples": "perf script | pfold | pflame > cpu.svg\n" +
+			"pflame --title 'Heap' --countname bytes --colors mem mem.folded.gz -o mem.svg\n" +
+			"pdiff before.folded after.folded | pflame --title 'after vs before' > diff.svg"},
+		Action: run,
+	}
+}
+
+func options(c *cli.Context) (flame.Options, error) {
+	o := flame.DefaultOptions()
+	o.Title = c.String("title")
+	o.Subtitle = c.String("subtitle")
+	o.Width = c.Int("width")
+	o.FrameHeight = c.Int("height")
+	o.FontType = c.String("fonttype")
+	o.FontSize = c.Float64("fontsize")
+	o.FontWidth = c.Float64("fontwidth")
+	mw, err := flame.ParseMinWidth(c.String("minwidth"))
+	if err != nil {
+		return o, cmdutil.UsageErrorf("--minwidth: %v", err)
+	}
+	o.MinWidth = mw
+	o.CountName = c.String("countname")
+	o.NameType = c.String("nametype")
+	o.Colors = c.String("colors")
+	o.BgColors = c.String("bgcolors")
+	o.Hash = c.Bool("hash")
+	o.Reverse = c.Bool("reverse")
+	o.Inverted = c.Bool("inverted")
+	o.FlameChart = c.Bool("flamechart")
+	o.Negate = c.Bool("negate")
+	o.Factor = c.Float64("factor")
+	o.Notes = c.String("notes")
+	if err := o.Check(); err != nil {
+		return o, cmdutil.UsageErrorf("%v", err)
+	}
+	return o, nil
+}
+
+func run(c *cli.Context) error {
+	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
+		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into pflame")
+	}
+	opt, err := options(c)
+	if err != nil {
+		return err
+	}
+	aggOpt, err := cmdutil.AggregatorOptions(c)
+	if err != nil {
+		return err
+	}
+	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	palfile := ""
+	if c.Bool("cp") || c.IsSet("palfile") {
+		palfile = c.String("palfile")
+		if opt.Palette, err = readPalette(palfile, diag); err != nil {
+			return err
+		}
+	}
+	var sorter flame.Sorter
+	if !opt.FlameChart {
+		agg := stream.NewAggregator(aggOpt)
+		defer agg.Close()
+		sorter = agg
+	}
+	g, err := flame.New(opt, sorter)
+	if err != nil {
+		return cmdutil.UsageErrorf("%v", err)
+	}
+
+	in := cmdutil.Input(c)
+	defer in.Close()
+	lines := 0
+	for in.Scan() {
+		line := in.Bytes()
+		if len(line) == 0 || bytes.HasPrefix(line, []byte("# ")) {
+			continue // blank, or a comment such as austin's "# interval: 100"
+		}
+		stack, before, after, diff, err := flame.ParseLine(line)
+		if err != nil {
+			if err := diag.Malformed(in.Name(), in.Line(), line, err.Error()); err != nil {
+				return err
+			}
+			continue
+		}
+		if diff {
+			err = g.AddDiff(stack, before, after)
+		} else {
+			err = g.Add(stack, after)
+		}
+		if err != nil {
+			return err
+		}
+		lines++
+	}
+	if err := in.Err(); err != nil {
+		return err
+	}
+	diag.Flush()
+
+	out, err := cmdutil.Output(c)
+	if err != nil {
+		return err
+	}
+	if err := g.Render(out); err != nil && !errors.Is(err, flame.ErrNoCounts) {
+		out.Abort()
+		return err
+	} else if err != nil {
+		if cerr := out.Close(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if palfile != "" {
+		if err := writePalette(palfile, opt.Palette); err != nil {
+			return err
+		}
+	}
+	if c.Bool("stats") {
+		st := g.Stats()
+		cmdutil.Statsf(c, "%d bytes read, %d stacks read, %d lines malformed, total %s; %d frames drawn, %d deep, %d narrower than --minwidth left out",
+			in.BytesRead(), lines, diag.Count(), st.Total, st.Frames, st.Depth, st.Dropped)
+	}
+	return nil
+}
+
+// readPalette reads flamegraph.pl's palette.map; a missing file is an
+// empty palette, created when the graph is written.
+func readPalette(name string, diag *stream.Diag) (*flame.PaletteMap, error) {
+	f, err := os.Open(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return flame.NewPaletteMap(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return flame.ReadPaletteMap(f, func(line int, text []byte, why string) error {
+		return diag.Malformed(name, line, text, why)
+	})
+}
+
+// writePalette writes the palette back through a temporary file, so an
+// interrupted run never leaves a truncated palette.
+func writePalette(name string, p *flame.PaletteMap) error {
+	tmp := name + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("palette: %w", err)
+	}
+	if _, err := p.WriteTo(f); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("palette: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("palette: %w", err)
+	}
+	return os.Rename(tmp, name)
+}
