@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/internal/cmdutil"
+)
+
+func pdot(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	app := newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
+	code := cmdutil.Run(app, append([]string{"pdot"}, args...))
+	return out.String(), errw.String(), code
+}
+
+func TestGraph(t *testing.T) {
+	in := "main;a 90\nmain;b;a 9\nmain;c 1\n"
+	stdout, stderr, code := pdot(t, in, "--node-fraction", "0.05", "--stats")
+	if code != 0 || !strings.Contains(stderr, "3 stacks, 0 lines malformed, 4 frames, 4 call edges, total 100") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"digraph profile {\n",
+		"// dropped 1 of 4 nodes (--node-fraction 0.05: total < 5): c\n",
+		`label="a\n99 (99.0%)\r"`,
+		`n0 -> n1 [label="90"`,
+		"// dropped 1 call edges to or from dropped nodes\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("no %q in\n%s", want, stdout)
+		}
+	}
+	dot, err := exec.LookPath("dot")
+	if err != nil {
+		t.Skip("dot not on PATH (Debian package graphviz): rendering not checked")
+	}
+	path := filepath.Join(t.TempDir(), "g.dot")
+	os.WriteFile(path, []byte(stdout), 0o644)
+	if out, err := exec.Command(dot, "-Tsvg", path).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("</svg>")) {
+		t.Errorf("dot -Tsvg: %v\n%s", err, out)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{{"--limit", "-1"}, {"--node-fraction", "1.5"}, {"--node-fraction", "-0.1"}, {"--node-fraction", "NaN"}, {"--bogus"}} {
+		if _, stderr, code := pdot(t, "a 1\n", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+	if stdout, stderr, code := pdot(t, "a 1\nbad\n", "--strict"); code != 1 || stdout != "" || !strings.Contains(stderr, "-:2:") {
+		t.Errorf("--strict: exit %d, %q, %q", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,45 @@
+/*
+Ptop prints the frames of a profile by self and total samples: the text
+report of Ruby's stackprof (stackprof --text), for any folded stacks.
+
+It reads folded stacks, "root;…;leaf COUNT" one per line, from any source
+(pfold, stackcollapse-*.pl, stackprof --stackcollapse, py-spy, rbspy) and
+prints one row per frame name:
+
+	     TOTAL    (pct)     SAMPLES    (pct)     FRAME
+	       121  (44.3%)         110  (40.3%)     Anchors::Worker#hashy
+
+SAMPLES (self) counts the samples whose leaf is the frame; TOTAL counts
+the samples whose stack holds the frame, each stack once however often the
+frame recurses in it. Percentages are of all samples read. Rows are
+sorted by SAMPLES, largest first (--sort-total: by TOTAL), then by name.
+
+Frames are told apart by name alone: two functions with the same name (two
+<main> frames in a Ruby profile) are one row, where stackprof, which
+counts per frame object, prints two.
+
+Usage:
+
+	ptop [options] [FILE...]
+
+Files are read in order as one stream; with no file, or "-", standard
+input is read. gzip, bzip2, zstd and lz4 input is detected by its magic
+bytes. Memory grows with the number of distinct frame names and calls,
+not with the input. A malformed line is reported with file:line and
+skipped (--strict: exit 1).
+
+Options:
+
+	--limit N      print at most N frames (default 0: all)
+	--sort-total   sort by TOTAL instead of SAMPLES
+	-o FILE        write to FILE instead of standard output
+	--strict       make the first malformed line fatal
+	--stats        print counts of bytes, stacks and frames on stderr
+
+Examples:
+
+	pfold profile.dump | ptop --limit 20
+	perf script | pfold | ptop --sort-total | less
+	ptop --limit 10 stacks.folded.gz
+*/
+package main

@@ -1,0 +1,145 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// DotOptions choose the nodes of the call graph.
+type DotOptions struct {
+	Limit int // keep at most this many nodes, by total; 0 means all
+	// NodeFraction drops nodes whose total is below this fraction of all
+	// samples (stackprof's --node-fraction); 0 keeps all.
+	NodeFraction float64
+}
+
+// maxListed bounds how many dropped frames a comment names.
+const maxListed = 20
+
+// WriteDot writes stackprof's graphviz report: a digraph with a node per
+// frame name, labelled with its name, self samples and percentage and,
+// when different, its total, with font size growing with the self share
+// and border width with the total share; and an edge per caller→callee
+// pair labelled with its samples. Nodes are taken by total, largest
+// first, up to opt's limits; dropped nodes and edges are said in
+// comments and in the legend.
+func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
+	bw := bufio.NewWriter(w)
+	order := p.sorted(true)
+	minTotal := 0.0
+	if opt.NodeFraction > 0 {
+		minTotal = math.Ceil(opt.NodeFraction * p.Total.Float64())
+	}
+	node := make(map[int]int, len(order)) // frame index → node number
+	var dropped []int
+	for _, i := range order {
+		f := &p.Frames[i]
+		if f.Total.Float64() < minTotal || opt.Limit > 0 && len(node) >= opt.Limit {
+			dropped = append(dropped, i)
+			continue
+		}
+		node[i] = len(node)
+	}
+	var maxSelf float64
+	for i := range node {
+		maxSelf = math.Max(maxSelf, p.Frames[i].Self.Float64())
+	}
+
+	fmt.Fprintf(bw, "digraph profile {\n")
+	fmt.Fprintf(bw, "  // %s samples in %d stacks: %d frames, %d call edges\n", p.Total, p.Stacks, len(p.Frames), len(p.edges))
+	if len(dropped) > 0 {
+		var why []string
+		if opt.Limit > 0 {
+			why = append(why, fmt.Sprintf("--limit %d", opt.Limit))
+		}
+		if opt.NodeFraction > 0 {
+			why = append(why, fmt.Sprintf("--node-fraction %g: total < %g", opt.NodeFraction, minTotal))
+		}
+		names := make([]string, 0, maxListed)
+		for _, i := range dropped[:min(len(dropped), maxListed)] {
+			names = append(names, comment(p.Frames[i].Name))
+		}
+		more := ""
+		if len(dropped) > maxListed {
+			more = fmt.Sprintf(", and %d more", len(dropped)-maxListed)
+		}
+		fmt.Fprintf(bw, "  // dropped %d of %d nodes (%s): %s%s\n", len(dropped), len(p.Frames), strings.Join(why, ", "), strings.Join(names, ", "), more)
+	}
+	fmt.Fprintf(bw, "  Legend [shape=plaintext, fontsize=24, label=\"Total samples: %s\\l", p.Total)
+	if len(dropped) > 0 {
+		fmt.Fprintf(bw, "Showing %d of %d nodes\\l", len(node), len(p.Frames))
+	}
+	if opt.NodeFraction > 0 {
+		fmt.Fprintf(bw, "Dropped nodes with < %g samples\\l", minTotal)
+	}
+	fmt.Fprintf(bw, "\"];\n")
+	fmt.Fprintf(bw, "  node [shape=box];\n")
+
+	for _, i := range order {
+		n, ok := node[i]
+		if !ok {
+			continue
+		}
+		f := &p.Frames[i]
+		fontsize := 10.0
+		if maxSelf > 0 {
+			fontsize += 28 * f.Self.Float64() / maxSelf
+		}
+		label := fmt.Sprintf("%s\\n%s (%.1f%%)\\r", quote(f.Name), f.Self, p.percent(f.Self))
+		if compareCount(f.Self, f.Total) != 0 {
+			label += fmt.Sprintf("of %s (%.1f%%)\\r", f.Total, p.percent(f.Total))
+		}
+		fmt.Fprintf(bw, "  n%d [fontsize=%.1f, penwidth=%.2f, label=\"%s\"];\n",
+			n, fontsize, 0.5+2*p.percent(f.Total)/100, label)
+	}
+	droppedEdges := 0
+	for _, e := range p.Edges() {
+		from, ok1 := node[e.Caller]
+		to, ok2 := node[e.Callee]
+		if !ok1 || !ok2 {
+			droppedEdges++
+			continue
+		}
+		share := p.percent(e.Weight) / 100
+		// dot wants an integer weight; a share keeps huge counts from
+		// overflowing its layout arithmetic.
+		fmt.Fprintf(bw, "  n%d -> n%d [label=\"%s\", weight=%d, penwidth=%.2f];\n",
+			from, to, e.Weight, 1+int(math.Round(99*share)), 0.5+2*share)
+	}
+	if droppedEdges > 0 {
+		fmt.Fprintf(bw, "  // dropped %d call edges to or from dropped nodes\n", droppedEdges)
+	}
+	fmt.Fprintf(bw, "}\n")
+	return bw.Flush()
+}
+
+// quote escapes a frame name for a double-quoted DOT label: '"' and '\'
+// (which starts graphviz escapes such as \n and \N), and bytes that are
+// not UTF-8, which graphviz refuses.
+func quote(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if !strings.ContainsAny(s, "\"\\\r\n") {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\r', '\n':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// comment makes a name safe inside a // comment line.
+func comment(s string) string {
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(strings.ToValidUTF8(s, "\uFFFD"))
+}

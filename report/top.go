@@ -1,0 +1,49 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+// TopOptions choose the rows of the text report.
+type TopOptions struct {
+	SortTotal bool // sort by total instead of self samples
+	Limit     int  // at most this many rows; 0 means all
+}
+
+// WriteTop writes stackprof's text report: a header with the sample
+// total, then one row per frame name, TOTAL (pct), SAMPLES (pct), FRAME,
+// sorted by SAMPLES (self) or TOTAL, largest first. The columns are laid
+// out as stackprof --text lays them out.
+func (p *Profile) WriteTop(w io.Writer, opt TopOptions) error {
+	bw := bufio.NewWriter(w)
+	order := p.sorted(opt.SortTotal)
+	shown := len(order)
+	if opt.Limit > 0 && opt.Limit < shown {
+		shown = opt.Limit
+	}
+	fmt.Fprintf(bw, "==================================\n")
+	fmt.Fprintf(bw, "  Samples: %s in %d stacks\n", p.Total, p.Stacks)
+	fmt.Fprintf(bw, "  Frames: %d (%d shown)\n", len(p.Frames), shown)
+	fmt.Fprintf(bw, "==================================\n")
+	fmt.Fprintf(bw, "%10s    (pct)  %10s    (pct)     FRAME\n", "TOTAL", "SAMPLES")
+	for _, i := range order[:shown] {
+		f := &p.Frames[i]
+		fmt.Fprintf(bw, "%s %8s  %s %8s     %s\n",
+			countColumn(f.Total), fmt.Sprintf("(%2.1f%%)", p.percent(f.Total)),
+			countColumn(f.Self), fmt.Sprintf("(%2.1f%%)", p.percent(f.Self)),
+			f.Name)
+	}
+	return bw.Flush()
+}
+
+// countColumn right-aligns a count in 10 columns with at least one
+// leading space, as Ruby's "% 10d" does.
+func countColumn(c interface{ String() string }) string {
+	s := c.String()
+	if len(s) >= 10 {
+		return " " + s
+	}
+	return fmt.Sprintf("%10s", s)
+}
