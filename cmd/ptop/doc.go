@@ -6,8 +6,8 @@ It reads folded stacks, "root;…;leaf COUNT" one per line, from any source
 (pfold, stackcollapse-*.pl, stackprof --stackcollapse, py-spy, rbspy) and
 prints one row per frame name:
 
-	     TOTAL    (pct)     SAMPLES    (pct)     FRAME
-	       121  (44.3%)         110  (40.3%)     Anchors::Worker#hashy
+	TOTAL    (pct)     SAMPLES    (pct)     FRAME
+	  121  (44.3%)         110  (40.3%)     Anchors::Worker#hashy
 
 SAMPLES (self) counts the samples whose leaf is the frame; TOTAL counts
 the samples whose stack holds the frame, each stack once however often the
