@@ -117,15 +117,16 @@ func BenchmarkIgProf(b *testing.B) {
 	for _, bc := range []struct {
 		dump    string
 		counter string
+		sizes   []int64
 	}{
-		{"igprof.pp.ls.gz", "PERF_TICKS"},
-		{"igprof.mp.ls.gz", "MEM_LIVE"},
-		{"igprof.mp.ls.gz", "MEM_MAX"},
+		{"igprof.pp.ls.gz", "PERF_TICKS", []int64{16 << 20, 128 << 20, 1 << 30}},
+		{"igprof.mp.ls.gz", "MEM_LIVE", []int64{16 << 20, 128 << 20}},
+		{"igprof.mp.ls.gz", "MEM_MAX", []int64{16 << 20, 128 << 20}},
 	} {
 		dump := readDump(b, bc.dump)
 		nl := bytes.IndexByte(dump, '\n') + 1
 		head, body := dump[:nl], dump[nl:]
-		for _, size := range []int64{16 << 20, 128 << 20} {
+		for _, size := range bc.sizes {
 			// Whole bodies only: the last line must be complete.
 			size := int64(len(head)) + (size+int64(len(body))-1)/int64(len(body))*int64(len(body))
 			b.Run(fmt.Sprintf("%s/%s/%dMB", bc.dump, bc.counter, size>>20), func(b *testing.B) {
