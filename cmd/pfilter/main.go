@@ -1,0 +1,166 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func main() { cmdutil.Main(newApp()) }
+
+func newApp() *cli.App {
+	var order transformArgs
+	return &cli.App{
+		Name:      "pfilter",
+		Usage:     "filter and rewrite folded stacks, transforms applied in the order given",
+		UsageText: "pfilter [transforms] [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+		Description: "Reads folded stacks \"root;...;leaf COUNT\" and writes folded stacks, after the\n" +
+			"transforms below, applied in the order they are given on the command line.\n" +
+			"RE is a Go regular expression matched against each frame name. When a transform\n" +
+			"can make two stacks equal (--from, --to, --drop-frame, --replace, --strip-addrs,\n" +
+			"--no-root, --max-depth), the result is aggregated again (sorted, summed, within\n" +
+			"--mem) before a --min-count or --top that follows and at the end; otherwise\n" +
+			"stacks stream through in input order.",
+		Flags: append([]cli.Flag{
+			order.value(&cli.StringFlag{Name: "grep", Usage: "keep the stacks where some frame matches `RE`"}),
+			order.value(&cli.StringFlag{Name: "grep-v", Usage: "drop the stacks where some frame matches `RE`"}),
+			order.value(&cli.StringFlag{Name: "focus", Usage: "keep the stacks passing through a frame matching `RE` (as --grep)"}),
+			order.value(&cli.StringFlag{Name: "from", Aliases: []string{"skip-after"}, Usage: "drop the frames rootward of the first frame matching `RE`"}),
+			order.value(&cli.StringFlag{Name: "to", Usage: "drop the frames leafward of the last frame matching `RE`"}),
+			order.value(&cli.StringFlag{Name: "drop-frame", Usage: "remove the frames matching `RE` (a stack left empty is dropped)"}),
+			order.value(&cli.StringFlag{Name: "replace", Usage: "sed substitution `s/RE/REPL/[gi]` on each frame name; \\1 and & in REPL (repeatable)"}),
+			order.bool(&cli.BoolFlag{Name: "strip-addrs", Usage: "write hex addresses (0x7f05aabb2bc9) as 0x..., as difffolded.pl -s", DefaultText: "false"}),
+			order.bool(&cli.BoolFlag{Name: "no-root", Usage: "drop the root frame (pfold's process name); one-frame stacks are dropped", DefaultText: "false"}),
+			order.value(&cli.StringFlag{Name: "max-depth", Usage: "keep the `N` rootmost frames of each stack"}),
+			order.value(&cli.StringFlag{Name: "min-count", Usage: "keep the stacks whose count is at least `N`"}),
+			order.value(&cli.StringFlag{Name: "top", Usage: "keep the `N` heaviest stacks"}),
+			&cli.BoolFlag{Name: "no-merge", Usage: "never aggregate: write each line as it comes (--top keeps the heaviest lines)", DefaultText: "false"},
+			cmdutil.OutputFlag, cmdutil.StrictFlag,
+			&cli.BoolFlag{Name: "stats", Usage: "print counts of stacks in and out, and what each transform dropped, to stderr", DefaultText: "false"},
+		}, cmdutil.AggregateFlags()...),
+		Metadata: map[string]any{"examples": "pfold perf.txt | pfilter --no-root --grep-v '^cpu_idle' | flamegraph.pl > busy.svg\n" +
+			"pfilter --from '^main$' --replace 's/\\(.*//' --drop-frame '^interp_' app.folded\n" +
+			"pfilter --strip-addrs --max-depth 12 --top 100 --stats big.folded.zst -o top.folded"},
+		Action: func(c *cli.Context) error { return run(c, order.list) },
+	}
+}
+
+func run(c *cli.Context, args []transformArg) error {
+	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
+		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into pfilter")
+	}
+	ts, err := transforms(args)
+	if err != nil {
+		return err
+	}
+	aggOpt, err := cmdutil.AggregatorOptions(c)
+	if err != nil {
+		return err
+	}
+	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	in := cmdutil.Input(c)
+	defer in.Close()
+	out, err := cmdutil.Output(c)
+	if err != nil {
+		return err
+	}
+	var line []byte
+	st, err := stream.Filter(stream.NewFoldedReader(in, diag), ts, stream.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge")},
+		func(stack []byte, n fold.Count) error {
+			line = fold.AppendLine(line[:0], stack, n)
+			_, err := out.Write(line)
+			return err
+		})
+	diag.Flush()
+	if err != nil {
+		out.Abort()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if c.Bool("stats") {
+		cmdutil.Statsf(c, "%d bytes read, %d stacks in (total %s), %d lines malformed, %d stacks out (total %s), %d aggregations, %d runs spilled",
+			in.BytesRead(), st.InStacks, st.In, diag.Count(), st.OutStacks, st.Out, st.Aggregations, st.Runs)
+		for _, s := range st.Stages {
+			if s.Stacks > 0 {
+				cmdutil.Statsf(c, "%s dropped %d stacks (total %s)", s.Name, s.Stacks, s.Count)
+			}
+		}
+	}
+	return nil
+}
+
+// transforms builds the transforms of the recorded options, in order.
+func transforms(args []transformArg) ([]fold.Transform, error) {
+	var ts []fold.Transform
+	for _, a := range args {
+		t, err := transform(a.name, a.value)
+		if err != nil {
+			return nil, cmdutil.UsageErrorf("--%s %s", a.name, err)
+		}
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+func transform(name, value string) (fold.Transform, error) {
+	re := func() (*regexp.Regexp, error) {
+		if value == "" {
+			return nil, fmt.Errorf("needs a regular expression")
+		}
+		return regexp.Compile(value)
+	}
+	positive := func() (int, error) {
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("%q: want a whole number ≥ 1", value)
+		}
+		return n, nil
+	}
+	var mk func(*regexp.Regexp) fold.Transform
+	switch name {
+	case "grep":
+		mk = fold.Grep
+	case "grep-v":
+		mk = fold.GrepV
+	case "focus":
+		mk = fold.Focus
+	case "from", "skip-after":
+		mk = fold.From
+	case "to":
+		mk = fold.To
+	case "drop-frame":
+		mk = fold.DropFrame
+	case "replace":
+		return fold.Replace(value)
+	case "strip-addrs":
+		return fold.StripAddrs(), nil
+	case "no-root":
+		return fold.NoRoot(), nil
+	case "max-depth":
+		n, err := positive()
+		return fold.MaxDepth(n), err
+	case "top":
+		n, err := positive()
+		return fold.TopN(n), err
+	case "min-count":
+		n, err := fold.ParseCount([]byte(value))
+		if err != nil {
+			return fold.Transform{}, fmt.Errorf("%q: %v", value, err)
+		}
+		return fold.MinCount(n), nil
+	default:
+		return fold.Transform{}, fmt.Errorf("unknown transform")
+	}
+	r, err := re()
+	if err != nil {
+		return fold.Transform{}, err
+	}
+	return mk(r), nil
+}

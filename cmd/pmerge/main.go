@@ -1,0 +1,115 @@
+package main
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func main() { cmdutil.Main(newApp()) }
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:      "pmerge",
+		Usage:     "merge folded-stack files into one, summing identical stacks",
+		UsageText: "pmerge [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+		Description: "Reads folded stacks \"root;...;leaf COUNT\" from every FILE and writes one folded\n" +
+			"output, sorted bytewise, each distinct stack once with its counts summed.\n" +
+			"Regular files that are already sorted (pfold's and pmerge's output; checked in a\n" +
+			"first pass) are merged as streams in constant memory per file; otherwise the\n" +
+			"stacks are aggregated within --mem, spilling sorted runs to --tmpdir.",
+		Flags: append([]cli.Flag{
+			&cli.StringSliceFlag{Name: "weight", Usage: "multiply the counts of input `FILE=W` by W, e.g. 0.5 (repeatable)"},
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
+		}, cmdutil.AggregateFlags()...),
+		Metadata: map[string]any{"examples": "pmerge host*.folded.gz | flamegraph.pl > fleet.svg\n" +
+			"ls shard-*.txt | xargs -P4 -I{} sh -c 'pfold {} > {}.folded' && pmerge shard-*.folded > all.folded\n" +
+			"pmerge --weight run2.folded=0.5 run1.folded run2.folded -o avg.folded"},
+		Action: run,
+	}
+}
+
+func run(c *cli.Context) error {
+	names := c.Args().Slice()
+	if len(names) == 0 {
+		if cmdutil.IsTerminal(c.App.Reader) {
+			return cmdutil.UsageErrorf("no input: give folded files, or pipe folded stacks into pmerge")
+		}
+		names = []string{"-"}
+	}
+	weights, err := parseWeights(c.StringSlice("weight"), names)
+	if err != nil {
+		return err
+	}
+	aggOpt, err := cmdutil.AggregatorOptions(c)
+	if err != nil {
+		return err
+	}
+	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	out, err := cmdutil.Output(c)
+	if err != nil {
+		return err
+	}
+	var line []byte
+	st, err := stream.MergeFiles(names, stream.MergeOptions{Agg: aggOpt, Diag: diag, Weights: weights, Stdin: c.App.Reader},
+		func(stack []byte, n fold.Count) error {
+			line = fold.AppendLine(line[:0], stack, n)
+			_, err := out.Write(line)
+			return err
+		})
+	diag.Flush()
+	if err != nil {
+		out.Abort()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if c.Bool("stats") {
+		how := "streamed merge of sorted inputs"
+		if !st.Streamed {
+			how = "aggregated (" + st.Why + ")"
+		}
+		cmdutil.Statsf(c, "%d inputs, %s; %d lines, %d stacks read, %d lines malformed, %d unique stacks, %d runs spilled, total in %s, total out %s",
+			len(names), how, st.Lines, st.Stacks, diag.Count(), st.Unique, st.Runs, st.In, st.Out)
+	}
+	return nil
+}
+
+// parseWeights reads --weight FILE=W options into one weight per input
+// (nil when there are none).
+func parseWeights(specs, names []string) ([]float64, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	weights := make([]float64, len(names))
+	for i := range weights {
+		weights[i] = 1
+	}
+	for _, spec := range specs {
+		i := strings.LastIndexByte(spec, '=')
+		if i <= 0 {
+			return nil, cmdutil.UsageErrorf("--weight %q: want FILE=W", spec)
+		}
+		file, ws := spec[:i], spec[i+1:]
+		w, err := strconv.ParseFloat(ws, 64)
+		if err != nil || w < 0 || math.IsInf(w, 0) || math.IsNaN(w) {
+			return nil, cmdutil.UsageErrorf("--weight %q: W must be a non-negative number", spec)
+		}
+		found := false
+		for j, n := range names {
+			if n == file {
+				weights[j], found = w, true
+			}
+		}
+		if !found {
+			return nil, cmdutil.UsageErrorf("--weight %q: %s is not one of the inputs", spec, file)
+		}
+	}
+	return weights, nil
+}
