@@ -88,7 +88,7 @@ type svgFrame struct {
 	x     float64 // data-x: where the frame starts, in counts
 }
 
-var titleRE = regexp.MustCompile(`^(.*) \(([0-9,.]+) [^,]*, (.*)\)$`)
+var titleRE = regexp.MustCompile(`(?s)^(.*) \(([0-9,.]+) [^,]*, (.*)\)$`)
 
 // parseSVG checks that svg is well-formed XML and returns its frames (the
 // groups with a title) and its heading.
@@ -453,7 +453,7 @@ func TestMerge(t *testing.T) {
 // TestEscaping checks that names with XML's special characters, invalid
 // UTF-8 and control characters read back as written (or as U+FFFD).
 func TestEscaping(t *testing.T) {
-	names := []string{`std::vector<int>::push_back(int&&)`, `a "quoted" 'name'`, `x]]>y`, "bad\xffbyte", "tab\tand\x07bell"}
+	names := []string{`std::vector<int>::push_back(int&&)`, `a "quoted" 'name'`, `x]]>y`, "bad\xffbyte", "tab\tand\x07bell", "cr\rin name"}
 	var in bytes.Buffer
 	for _, n := range names {
 		fmt.Fprintf(&in, "main;%s 1000\n", n)

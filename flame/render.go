@@ -342,8 +342,14 @@ func appendXML(b []byte, s string) []byte {
 			b = append(b, "&quot;"...)
 		case c == '\'':
 			b = append(b, "&#39;"...)
+		case c == '\r', c == '\n':
+			// Character references: XML parsers turn raw line ends
+			// into '\n', which would change the name.
+			b = append(b, "&#"...)
+			b = strconv.AppendInt(b, int64(c), 10)
+			b = append(b, ';')
 		case c == utf8.RuneError && n == 1,
-			c < 0x20 && c != '\t' && c != '\n' && c != '\r',
+			c < 0x20 && c != '\t',
 			c == 0xFFFE || c == 0xFFFF:
 			b = append(b, "\uFFFD"...)
 		default:
