@@ -79,6 +79,18 @@ type analyseReport struct {
 	// total calls, self paths, total paths, percent]
 	MainRows [][]float64 `json:"mainrows"`
 	Symbols  []string    `json:"symbols"`
+	// [caller rank, callee rank, cumulative, calls, paths, percent]
+	Callees [][]float64 `json:"callees"`
+}
+
+// name returns the function of a rank, without recursion suffix.
+func (r *analyseReport) name(rank float64) string {
+	for _, row := range r.MainRows {
+		if row[0] == rank {
+			return analyseName(r.Symbols[int(row[1])])
+		}
+	}
+	return ""
 }
 
 func readAnalyseJSON(t *testing.T, path string) *analyseReport {
@@ -226,32 +238,40 @@ func TestIgProfSelfMatchesAnalyse(t *testing.T) {
 				combine(theirSelf, name, uint64(row[3]), isMax)
 				theirCalls[name] += uint64(row[6])
 			}
-			matched := 0
+			// Our function → igprof-analyse's: the same name, or
+			// the name found by position in the call graph.
+			to := mapNames(stacks, rep)
+			mappedSelf, mappedCalls := map[string]uint64{}, map[string]uint64{}
 			var oursLeft, theirsLeft uint64
+			left := 0
 			for name, v := range self {
-				if _, ok := theirSelf[name]; !ok {
+				if their, ok := to[name]; ok {
+					combine(mappedSelf, their, v, isMax)
+					mappedCalls[their] += calls[name]
+				} else {
 					oursLeft = accumulate(oursLeft, v, isMax)
-					continue
-				}
-				matched++
-				if theirSelf[name] != v {
-					t.Errorf("%s: self %d, igprof-analyse %d", name, v, theirSelf[name])
-				}
-				if theirCalls[name] != calls[name] {
-					t.Errorf("%s: self calls %d, igprof-analyse %d", name, calls[name], theirCalls[name])
+					left++
 				}
 			}
 			for name, v := range theirSelf {
-				if _, ok := self[name]; !ok {
+				if _, ok := mappedSelf[name]; !ok {
 					theirsLeft = accumulate(theirsLeft, v, isMax)
+					continue
+				}
+				if mappedSelf[name] != v {
+					t.Errorf("%s: self %d, igprof-analyse %d", name, mappedSelf[name], v)
+				}
+				if theirCalls[name] != mappedCalls[name] {
+					t.Errorf("%s: self calls %d, igprof-analyse %d", name, mappedCalls[name], theirCalls[name])
 				}
 			}
-			if matched == 0 {
-				t.Errorf("no function name in common with igprof-analyse")
+			if len(mappedSelf) == 0 {
+				t.Errorf("no function mapped to igprof-analyse's")
 			}
 			if oursLeft != theirsLeft {
-				t.Errorf("functions named differently: self %d in all, igprof-analyse %d", oursLeft, theirsLeft)
+				t.Errorf("functions not mapped: self %d in all, igprof-analyse %d", oursLeft, theirsLeft)
 			}
+			t.Logf("%d of our %d functions with a self cost compared one by one (as %d of igprof-analyse's), %d in sum", len(self)-left, len(self), len(mappedSelf), left)
 
 			// The text report's flat self profile: rows above its
 			// threshold, with PERF_TICKS in seconds.
@@ -261,22 +281,24 @@ func TestIgProfSelfMatchesAnalyse(t *testing.T) {
 			}
 			textSelf := map[string]string{}
 			for _, r := range rows {
-				if prev, ok := textSelf[r.name]; ok && prev != r.self {
-					// A recursive function's occurrences print
-					// under one name: only the JSON check holds.
-					textSelf[r.name] = "?"
+				name := analyseName(r.name)
+				if _, ok := textSelf[name]; ok {
+					// A recursive function's occurrences, each
+					// rounded: only the JSON check holds.
+					textSelf[name] = "?"
 					continue
 				}
-				textSelf[r.name] = r.self
+				textSelf[name] = r.self
 			}
 			compared := 0
 			defer func() {
 				if compared == 0 {
 					t.Errorf("no function of the flat profile compared")
 				}
+				t.Logf("%d of the flat profile's %d rows compared", compared, len(rows))
 			}()
 			for name, want := range textSelf {
-				v, ok := self[name]
+				v, ok := mappedSelf[name]
 				if !ok || want == "?" {
 					continue
 				}
@@ -291,6 +313,107 @@ func TestIgProfSelfMatchesAnalyse(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mapNames maps each of our function names (stacks without root) to the
+// igprof-analyse function it is. Names both print map to themselves.
+// Others are found in the call graph: when all our callees of a mapped
+// caller that are still unmapped can only be one igprof-analyse callee
+// (the only one not printed by us too), they are that callee. Several of
+// ours may be one of theirs (debug symbols merge @{libc.so.6+…} entries).
+func mapNames(stacks map[string]fold.Count, rep *analyseReport) map[string]string {
+	const root = "<spontaneous>"
+	ours := map[string]bool{}
+	ourCallees := map[string]map[string]bool{}
+	for s := range stacks {
+		caller := root
+		fold.Frames([]byte(s), func(f []byte) bool {
+			if ourCallees[caller] == nil {
+				ourCallees[caller] = map[string]bool{}
+			}
+			ourCallees[caller][string(f)] = true
+			ours[string(f)] = true
+			caller = string(f)
+			return true
+		})
+	}
+	theirs := map[string]bool{}
+	for _, row := range rep.MainRows {
+		theirs[analyseName(rep.Symbols[int(row[1])])] = true
+	}
+	theirCallees := map[string]map[string]bool{}
+	theirEdge := map[[2]string]uint64{} // cumulative cost through a call
+	for _, e := range rep.Callees {
+		caller, callee := rep.name(e[0]), rep.name(e[1])
+		if theirCallees[caller] == nil {
+			theirCallees[caller] = map[string]bool{}
+		}
+		theirCallees[caller][callee] = true
+		theirEdge[[2]string{caller, callee}] += uint64(e[2])
+	}
+	ourEdge := map[[2]string]uint64{}
+	for s, c := range stacks {
+		caller := root
+		fold.Frames([]byte(s), func(f []byte) bool {
+			ourEdge[[2]string{caller, string(f)}] += c.N
+			caller = string(f)
+			return true
+		})
+	}
+	to := map[string]string{root: root}
+	for name := range ours {
+		if theirs[name] {
+			to[name] = name
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for caller, callees := range ourCallees {
+			their, ok := to[caller]
+			if !ok {
+				continue
+			}
+			var unmapped []string
+			for c := range callees {
+				if _, ok := to[c]; !ok {
+					unmapped = append(unmapped, c)
+				}
+			}
+			var candidates []string
+			for c := range theirCallees[their] {
+				if !ours[c] {
+					candidates = append(candidates, c)
+				}
+			}
+			if len(unmapped) > 0 && len(candidates) == 1 {
+				for _, c := range unmapped {
+					to[c] = candidates[0]
+				}
+				changed = true
+				continue
+			}
+			// Several: pair those whose call costs are equal and
+			// unlike any other's.
+			byCost := map[uint64][]string{}
+			for _, c := range candidates {
+				k := theirEdge[[2]string{their, c}]
+				byCost[k] = append(byCost[k], c)
+			}
+			ourByCost := map[uint64][]string{}
+			for _, u := range unmapped {
+				k := ourEdge[[2]string{caller, u}]
+				ourByCost[k] = append(ourByCost[k], u)
+			}
+			for k, us := range ourByCost {
+				if len(us) == 1 && len(byCost[k]) == 1 {
+					to[us[0]] = byCost[k][0]
+					changed = true
+				}
+			}
+		}
+	}
+	delete(to, root)
+	return to
 }
 
 func accumulate(sum, v uint64, isMax bool) uint64 {
