@@ -23,15 +23,16 @@ const (
 // Formats lists the formats, in the order --format names them.
 var Formats = []Format{FormatPerfScript, FormatPerfReport, FormatStackprof, FormatFolded}
 
-// ParseFormat returns the format called s.
+// ParseFormat returns the format called s, one of Formats or "auto".
 func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats {
+	all := append(Formats[:len(Formats):len(Formats)], FormatAuto)
+	for _, f := range all {
 		if string(f) == s {
 			return f, nil
 		}
 	}
-	names := make([]string, len(Formats))
-	for i, f := range Formats {
+	names := make([]string, len(all))
+	for i, f := range all {
 		names[i] = string(f)
 	}
 	return "", fmt.Errorf("unknown format %q (want %s)", s, strings.Join(names, ", "))
@@ -97,6 +98,9 @@ func Detect(prefix []byte) (Format, error) {
 	}
 	if len(data) == 0 {
 		return "", ErrNoData
+	}
+	if bytes.HasPrefix(data[0], []byte("P=(")) {
+		return "", errors.New("an IgProf dump: fold it with pigprof")
 	}
 	if allFolded(data) {
 		return FormatFolded, nil

@@ -97,6 +97,7 @@ func TestDetect(t *testing.T) {
 		{"\n \n\r\n", "", "no data"},
 		{"# only comments\n", "", "no data"},
 		{"hello world\n", "", `first line "hello world"`},
+		{"P=(ID=1 N=(x) T=0.01)\nC1 FN0=(F0=(a)+1 N=(f))+0 V0=(PERF_TICKS):(1,1,1)\n", "", "pigprof"},
 		{"a;b 1\nnot folded\n", "", "unrecognised"},
 	}
 	for _, tt := range tests {
@@ -130,12 +131,12 @@ func TestDetectCompressed(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range Formats {
+	for _, f := range append(Formats, FormatAuto) {
 		if got, err := ParseFormat(string(f)); err != nil || got != f {
 			t.Errorf("%s: %q, %v", f, got, err)
 		}
 	}
-	if _, err := ParseFormat("perf"); err == nil || !strings.Contains(err.Error(), "perf-script, perf-report, stackprof, folded") {
+	if _, err := ParseFormat("perf"); err == nil || !strings.Contains(err.Error(), "perf-script, perf-report, stackprof, folded, auto") {
 		t.Errorf("err = %v", err)
 	}
 }

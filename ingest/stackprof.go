@@ -128,9 +128,14 @@ func frameName(s string) []byte {
 }
 
 func decodeStackprofMarshal(data []byte) (*stackprofDump, error) {
-	v, err := marshal.Unmarshal(data)
+	v, n, err := marshal.UnmarshalPrefix(data)
 	if err != nil {
 		return nil, fmt.Errorf("stackprof dump: %w", err)
+	}
+	// stackprof --dump ends the Marshal data with a newline; anything
+	// else after it is a second value, or garbage.
+	if rest := bytes.TrimRight(data[n:], "\r\n"); len(rest) > 0 {
+		return nil, fmt.Errorf("stackprof dump: at byte %d: %d bytes after the dump", n, len(data)-n)
 	}
 	top, ok := v.(*marshal.Hash)
 	if !ok {

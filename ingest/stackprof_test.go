@@ -161,6 +161,7 @@ func TestStackprofMarshalErrors(t *testing.T) {
 		want string
 	}{
 		{full[:len(full)/2], "at byte"},
+		{append(append([]byte{}, full...), full...), "bytes after the dump"},
 		{[]byte("\x04\x08[\x00"), "not a Hash"},
 		{[]byte("\x04\x08{\x00"), "no :frames"},
 		{[]byte("\x04\x08{\x06:\x0bframes{\x00"), "raw: true"},

@@ -106,22 +106,33 @@ var Magic = []byte{4, 8}
 // Unmarshal decodes the single value data holds. Bytes after it are an
 // error.
 func Unmarshal(data []byte) (any, error) {
-	d := &decoder{data: data}
-	if len(data) < 2 {
-		return nil, d.errf("too short for a Marshal header")
-	}
-	if data[0] != 4 || data[1] > 8 {
-		return nil, d.errf("not Ruby Marshal 4.8 data (starts %#x %#x)", data[0], data[1])
-	}
-	d.pos = 2
-	v, err := d.value(0)
+	v, n, err := UnmarshalPrefix(data)
 	if err != nil {
 		return nil, err
 	}
-	if d.pos != len(data) {
-		return nil, d.errf("%d bytes after the value", len(data)-d.pos)
+	if n != len(data) {
+		return nil, &Error{Offset: n, Msg: fmt.Sprintf("%d bytes after the value", len(data)-n)}
 	}
 	return v, nil
+}
+
+// UnmarshalPrefix decodes the value at the start of data and returns it
+// with the number of bytes it took. Like Ruby's Marshal.load, it ignores
+// what follows (stackprof --dump, for one, ends its output with a
+// newline).
+func UnmarshalPrefix(data []byte) (v any, n int, err error) {
+	d := &decoder{data: data}
+	if len(data) < 2 {
+		return nil, 0, d.errf("too short for a Marshal header")
+	}
+	if data[0] != 4 || data[1] > 8 {
+		return nil, 0, d.errf("not Ruby Marshal 4.8 data (starts %#x %#x)", data[0], data[1])
+	}
+	d.pos = 2
+	if v, err = d.value(0); err != nil {
+		return nil, 0, err
+	}
+	return v, d.pos, nil
 }
 
 type decoder struct {
