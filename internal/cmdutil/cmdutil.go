@@ -92,7 +92,15 @@ func Run(app *cli.App, args []string) int {
 	if ex, ok := app.Metadata["examples"].(string); ok && app.CustomAppHelpTemplate == "" {
 		app.CustomAppHelpTemplate = cli.AppHelpTemplate + "\nEXAMPLES:\n" + indent(ex) + "\n"
 	}
+	addMissingFlags(app, ProgressFlags()...)
+	// Messages on stderr clear the progress line (see progress.go).
+	if e, ok := app.ErrWriter.(*errWriter); ok {
+		app.ErrWriter = e.w
+	}
+	stderr := &errWriter{w: app.ErrWriter}
+	app.ErrWriter = stderr
 	err := app.Run(reorder(app, args))
+	stderr.stop()
 	switch {
 	case err == nil:
 		return 0

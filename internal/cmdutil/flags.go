@@ -33,9 +33,12 @@ func AggregatorOptions(c *cli.Context) (stream.Options, error) {
 }
 
 // Input returns a reader of the command's file arguments ("-" or none is
-// the app's standard input).
+// the app's standard input), and starts the progress line when the input
+// is large (see progress.go).
 func Input(c *cli.Context) *stream.Reader {
-	return stream.NewReaderStdin(c.Args().Slice(), c.App.Reader)
+	in := stream.NewReaderStdin(c.Args().Slice(), c.App.Reader)
+	startProgress(c, in)
+	return in
 }
 
 // Output opens the --output destination (the app's stdout by default).
@@ -43,7 +46,9 @@ func Output(c *cli.Context) (*stream.Output, error) {
 	return stream.CreateOr(c.String("output"), c.App.Writer)
 }
 
-// Statsf prints one --stats line to stderr.
+// Statsf prints one --stats line to stderr, after removing the progress
+// line for good.
 func Statsf(c *cli.Context, format string, args ...any) {
+	StopProgress(c)
 	fmt.Fprintf(c.App.ErrWriter, c.App.Name+": "+format+"\n", args...)
 }

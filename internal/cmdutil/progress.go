@@ -173,11 +173,15 @@ func (e *errWriter) tick(p *progress, in *stream.Reader) {
 			p.active = true
 		}
 		if p.active {
-			if !p.shown {
+			if !p.shown && !p.bar.IsFinished() {
 				p.bar.RenderBlank()
+				p.shown = true
 			}
-			p.bar.Set64(n)
-			p.shown = true
+			// A finished bar (a known size, all read) is not drawn again.
+			if !p.bar.IsFinished() {
+				p.bar.Set64(n)
+				p.shown = true
+			}
 		}
 		e.mu.Unlock()
 	}
@@ -231,4 +235,20 @@ func isTerminalWriter(w io.Writer) bool {
 	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// addMissingFlags appends to app.Flags those of flags whose name it does
+// not declare yet.
+func addMissingFlags(app *cli.App, flags ...cli.Flag) {
+	declared := map[string]bool{}
+	for _, f := range app.Flags {
+		for _, n := range f.Names() {
+			declared[n] = true
+		}
+	}
+	for _, f := range flags {
+		if !declared[f.Names()[0]] {
+			app.Flags = append(app.Flags, f)
+		}
+	}
 }

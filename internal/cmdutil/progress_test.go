@@ -1,0 +1,252 @@
+package cmdutil
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func TestProgressWanted(t *testing.T) {
+	big, small := progressThreshold+1, progressThreshold
+	for _, tc := range []struct {
+		name                   string
+		forced, disabled, term bool
+		total                  int64
+		known                  bool
+		wanted, fromStart      bool
+	}{
+		{"terminal, big file", false, false, true, big, true, true, true},
+		{"terminal, small file", false, false, true, small, true, false, false},
+		{"terminal, pipe", false, false, true, 0, false, true, false},
+		{"not a terminal, big file", false, false, false, big, true, false, false},
+		{"not a terminal, pipe", false, false, false, 0, false, false, false},
+		{"--progress, not a terminal, small file", true, false, false, 10, true, true, true},
+		{"--progress, pipe", true, false, false, 0, false, true, true},
+		{"--no-progress, terminal, big file", false, true, true, big, true, false, false},
+		{"--progress --no-progress", true, true, true, big, true, false, false},
+	} {
+		wanted, fromStart := progressWanted(tc.forced, tc.disabled, tc.term, tc.total, tc.known)
+		if wanted != tc.wanted || fromStart != tc.fromStart {
+			t.Errorf("%s: wanted %v from start %v, want %v %v", tc.name, wanted, fromStart, tc.wanted, tc.fromStart)
+		}
+	}
+}
+
+// readingApp reads its input through Input, as every binary does, and
+// ends with a --stats line; pause keeps it reading long enough for the
+// progress line to be drawn.
+func readingApp(stderr io.Writer, pause time.Duration, warn bool) *cli.App {
+	return &cli.App{
+		Name:      "reader",
+		Writer:    io.Discard,
+		ErrWriter: stderr,
+		Flags:     []cli.Flag{StatsFlag},
+		Action: func(c *cli.Context) error {
+			in := Input(c)
+			defer in.Close()
+			lines := 0
+			for in.Scan() {
+				lines++
+			}
+			time.Sleep(pause)
+			if warn {
+				fmt.Fprintf(c.App.ErrWriter, "warning: something\n")
+				time.Sleep(pause)
+			}
+			Statsf(c, "%d lines", lines)
+			return in.Err()
+		},
+	}
+}
+
+// lowThreshold makes every input "large" and ticks fast for the test.
+func lowThreshold(t *testing.T) {
+	oldThreshold, oldInterval := progressThreshold, progressInterval
+	progressThreshold, progressInterval = 1, 5*time.Millisecond
+	t.Cleanup(func() { progressThreshold, progressInterval = oldThreshold, oldInterval })
+}
+
+func writeInput(t testing.TB, lines int) string {
+	t.Helper()
+	var b bytes.Buffer
+	for i := range lines {
+		fmt.Fprintf(&b, "main;work;f%d %d\n", i%50, i+1)
+	}
+	name := filepath.Join(t.TempDir(), "in.folded")
+	if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// TestProgressOffWhenNotTerminal: an input over the threshold, standard
+// error a file or a buffer: nothing but the program's own messages.
+func TestProgressOffWhenNotTerminal(t *testing.T) {
+	lowThreshold(t)
+	in := writeInput(t, 1000)
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	for _, stderr := range []io.Writer{f, &buf} {
+		for _, args := range [][]string{{in}, {in, "--no-progress"}, {in, "--progress", "--no-progress"}} {
+			if st := Run(readingApp(stderr, 50*time.Millisecond, false), append([]string{"reader", "--stats"}, args...)); st != 0 {
+				t.Fatalf("%v: status %d", args, st)
+			}
+		}
+	}
+	got, _ := os.ReadFile(f.Name())
+	want := strings.Repeat("reader: 1000 lines\n", 3)
+	if string(got) != want || buf.String() != want {
+		t.Errorf("stderr a file: %q\nstderr a buffer: %q\nwant %q", got, buf.String(), want)
+	}
+}
+
+// TestProgressForced: --progress draws the line even on a buffer, clears
+// it before every message, and removes it before the --stats line, after
+// which nothing is drawn.
+func TestProgressForced(t *testing.T) {
+	lowThreshold(t)
+	in := writeInput(t, 1000)
+	var buf bytes.Buffer
+	if st := Run(readingApp(&buf, 50*time.Millisecond, true), []string{"reader", "--stats", "--progress", in}); st != 0 {
+		t.Fatalf("status %d: %s", st, buf.String())
+	}
+	out := buf.String()
+	const clear = "\033[2K\r"
+	before, after, ok := strings.Cut(out, clear+"warning: something\n")
+	if !ok {
+		t.Fatalf("the warning does not follow a cleared line:\n%q", out)
+	}
+	if !strings.Contains(before, "reader 100% |") || !strings.Contains(before, "kB") {
+		t.Errorf("no progress line reaching 100%% before the warning:\n%q", before)
+	}
+	// The input is read in full: the line is not drawn again.
+	if after != "reader: 1000 lines\n" {
+		t.Errorf("after the warning %q, want the stats line only", after)
+	}
+}
+
+// TestProgressPipe: from a pipe of unknown size, the line appears once
+// the threshold has been read, and shows bytes and elapsed time.
+func TestProgressPipe(t *testing.T) {
+	lowThreshold(t)
+	progressThreshold = 10000
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for i := range 40 {
+			fmt.Fprintf(pw, "%s %d\n", strings.Repeat("frame;", 100), i)
+			time.Sleep(2 * time.Millisecond)
+		}
+		pw.Close()
+	}()
+	var buf bytes.Buffer
+	app := readingApp(&buf, 30*time.Millisecond, true)
+	app.Reader = pr
+	if st := Run(app, []string{"reader", "--stats", "--progress"}); st != 0 {
+		t.Fatalf("status %d: %s", st, buf.String())
+	}
+	out := buf.String()
+	const clear = "\033[2K\r"
+	before, after, ok := strings.Cut(out, clear+"warning: something\n")
+	if !ok {
+		t.Fatalf("the warning does not follow a cleared line:\n%q", out)
+	}
+	if !strings.Contains(before, "reader") || !strings.Contains(before, "kB") || !strings.Contains(before, "s]") {
+		t.Errorf("no progress line with bytes and elapsed time:\n%q", before)
+	}
+	// The size is unknown: the line is drawn again after the warning,
+	// and removed for good before the stats.
+	last, ok := strings.CutSuffix(after, clear+"reader: 40 lines\n")
+	if !ok || !strings.Contains(last, "reader") || strings.Contains(last, "\n") {
+		t.Errorf("after the warning %q, want the line redrawn, then cleared before the stats", after)
+	}
+}
+
+func TestInputSize(t *testing.T) {
+	in := writeInput(t, 10)
+	size, _ := stream.TotalSize([]string{in})
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pr, pw, _ := os.Pipe()
+	defer pr.Close()
+	defer pw.Close()
+	for _, tc := range []struct {
+		names []string
+		stdin io.Reader
+		total int64
+		known bool
+	}{
+		{[]string{in, in}, nil, 2 * size, true},
+		{nil, f, size, true},
+		{[]string{in, "-"}, f, 2 * size, true},
+		{nil, pr, 0, false},
+		{[]string{"-"}, strings.NewReader("x"), 0, false},
+		{[]string{in, filepath.Dir(in)}, nil, 0, false},
+	} {
+		total, known := inputSize(tc.names, tc.stdin)
+		if total != tc.total || known != tc.known {
+			t.Errorf("inputSize(%v) = %d, %v, want %d, %v", tc.names, total, known, tc.total, tc.known)
+		}
+	}
+}
+
+// BenchmarkFoldProgress folds a folded file through Input, fold.ParseLine
+// and the Aggregator, as pmerge does, with the progress line off and
+// forced on, drawn to io.Discard every 10ms (25 times as often as in
+// use): the two must run at the same speed.
+func BenchmarkFoldProgress(b *testing.B) {
+	old := progressInterval
+	progressInterval = 10 * time.Millisecond
+	b.Cleanup(func() { progressInterval = old })
+	in := writeInput(b, 500000)
+	size, _ := stream.TotalSize([]string{in})
+	for _, mode := range []string{"--no-progress", "--progress"} {
+		b.Run(strings.TrimPrefix(mode, "--"), func(b *testing.B) {
+			app := &cli.App{
+				Name: "fold", Writer: io.Discard, ErrWriter: io.Discard,
+				Action: func(c *cli.Context) error {
+					agg := stream.NewAggregator(stream.Options{Mem: 64 << 20})
+					defer agg.Close()
+					in := Input(c)
+					defer in.Close()
+					for in.Scan() {
+						stack, n, err := fold.ParseLine(in.Bytes())
+						if err != nil {
+							return err
+						}
+						if err := agg.Add(stack, n); err != nil {
+							return err
+						}
+					}
+					_, err := agg.WriteTo(io.Discard)
+					return err
+				},
+			}
+			b.SetBytes(size)
+			b.ReportAllocs()
+			for b.Loop() {
+				if st := Run(app, []string{"fold", mode, in}); st != 0 {
+					b.Fatalf("status %d", st)
+				}
+			}
+		})
+	}
+}
