@@ -110,9 +110,8 @@ type IgProfParser struct {
 	symbols   []string          // symbol → name
 	symbolOf  map[string]uint32 // name → symbol
 
-	path   []uint32 // symbols of the current path, root first
-	joined []byte   // names of path joined by ';'
-	ends   []int    // ends[i]: len(joined) through path[i]
+	joined []byte // function names from the root to the current node, joined by ';'
+	ends   []int  // ends[i]: len(joined) through the node at depth i+1
 
 	leaks []IgProfLeak // backing store of Values[i].Leaks
 	name  []byte       // scratch for symbol names
@@ -128,19 +127,11 @@ func (p *IgProfParser) Dumps() int { return p.dumps }
 
 // Depth returns the depth of the current node (1 for a root), 0 before
 // the first node of a dump.
-func (p *IgProfParser) Depth() int { return len(p.path) }
+func (p *IgProfParser) Depth() int { return len(p.ends) }
 
 // Stack returns the function names from the root to the current node,
 // joined by ';'. It is valid until the next Parse.
 func (p *IgProfParser) Stack() []byte { return p.joined }
-
-// Leaf returns the name of the current node's function.
-func (p *IgProfParser) Leaf() string {
-	if len(p.path) == 0 {
-		return ""
-	}
-	return p.symbols[p.path[len(p.path)-1]]
-}
 
 // Parse parses one line (without its newline). Malformed lines return an
 // *IgProfSyntaxError; the parser stays usable and the line has no values.
@@ -225,7 +216,6 @@ func (h *IgProfHeader) base() int {
 
 // truncate cuts the current path to its first n nodes.
 func (p *IgProfParser) truncate(n int) {
-	p.path = p.path[:n]
 	p.ends = p.ends[:n]
 	if n == 0 {
 		p.joined = p.joined[:0]
@@ -235,11 +225,10 @@ func (p *IgProfParser) truncate(n int) {
 }
 
 func (p *IgProfParser) push(sym uint32) {
-	if len(p.path) > 0 {
+	if len(p.ends) > 0 {
 		p.joined = append(p.joined, fold.Sep)
 	}
 	p.joined = append(p.joined, p.symbols[sym]...)
-	p.path = append(p.path, sym)
 	p.ends = append(p.ends, len(p.joined))
 }
 
@@ -249,8 +238,8 @@ func (p *IgProfParser) parseNode(line []byte) error {
 	if !ok || depth == 0 {
 		return igSyntax("bad call depth")
 	}
-	if depth > uint64(len(p.path))+1 {
-		return igSyntax("call depth %d under a node of depth %d (its parent line is missing or was skipped)", depth, len(p.path))
+	if depth > uint64(len(p.ends))+1 {
+		return igSyntax("call depth %d under a node of depth %d (its parent line is missing or was skipped)", depth, len(p.ends))
 	}
 	d := int(depth)
 	// Whatever happens next, the node replaces the old one at depth d.
@@ -736,6 +725,8 @@ type IgProfFolder struct {
 
 	maxes *stream.Aggregator // stack+"\x00"+8-byte value → 1, for _MAX
 	stack []byte             // scratch: the stack being emitted
+	root  []byte             // the program's frame and ';'
+
 }
 
 // NewIgProfFolder returns a folder that hands each stack to emit.
@@ -760,6 +751,7 @@ func (f *IgProfFolder) Line(name string, line []byte) error {
 		// A malformed header has been reported with its lines: do not
 		// call its dump header-only as well.
 		f.inDump, f.dumpName, f.dumpValues = true, name, err != nil
+		f.root = append(bytes.ReplaceAll([]byte(f.p.Header.Program), []byte{fold.Sep}, []byte{':'}), fold.Sep)
 		if err == nil {
 			if err := f.checkTick(); err != nil {
 				return err
@@ -897,13 +889,7 @@ func (f *IgProfFolder) choose(c int) error {
 
 func (f *IgProfFolder) appendStack(dst []byte) []byte {
 	if !f.opt.NoRoot {
-		for _, c := range []byte(f.p.Header.Program) {
-			if c == fold.Sep {
-				c = ':'
-			}
-			dst = append(dst, c)
-		}
-		dst = append(dst, fold.Sep)
+		dst = append(dst, f.root...)
 	}
 	return append(dst, f.p.Stack()...)
 }
