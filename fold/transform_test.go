@@ -161,7 +161,7 @@ func TestNormalize(t *testing.T) {
 		{Int(20), Int(80), Int(94), Int(23)}, // 23.5 → 23
 		{Int(3), Int(3), Int(7), Int(7)},
 		{Int(0), Int(5), Int(9), Int(0)},
-		{Int(5), Int(0), Int(9), Int(5)},                           // from 0: unchanged
+		{Int(5), Int(0), Int(9), Int(5)},                             // from 0: unchanged
 		{Int(1 << 62), Int(1 << 63), Int(1<<64 - 1), Int(1<<63 - 1)}, // exact beyond float64
 		{Dec(1.5), Dec(3), Int(10), Int(5)},
 		{Dec(1), Dec(3), Int(10), Int(3)},
