@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -125,6 +126,13 @@ func TestBrowser(t *testing.T) {
 	})()`)
 	if target.Index < 0 {
 		t.Fatal("no frame to click found")
+	}
+	// Hovering shows the frame's name, count and share.
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, target.X, target.Y)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := eval[string](t, ctx, `document.getElementById("details").textContent`), "Function: "+target.Name; got != want {
+		t.Errorf("hover: details read %q, want %q", got, want)
 	}
 	if err := chromedp.Do(ctx, chromedp.MouseClickXY(target.X, target.Y)); err != nil {
 		t.Fatal(err)
