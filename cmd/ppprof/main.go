@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/pprof"
+	"github.com/pfold/pfold/stream"
+	"github.com/urfave/cli/v2"
+)
+
+func main() { cmdutil.Main(newApp()) }
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:      "ppprof",
+		Usage:     "convert folded stacks to a gzipped pprof profile (go tool pprof, Pyroscope, Parca)",
+		UsageText: "ppprof [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+		Description: "Reads folded stacks \"root;...;leaf COUNT\" and writes one gzipped pprof profile\n" +
+			"(profile.proto) to stdout or -o FILE: one sample per line with its count, one function\n" +
+			"and location per distinct frame name. Decimal counts are rounded (see --scale).\n" +
+			"The whole profile is held in memory: pmerge first to make each stack one line.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "sample-type", Value: "samples/count", Usage: "`NAME/UNIT` of the sample values, e.g. cpu/nanoseconds or alloc_space/bytes"},
+			&cli.StringFlag{Name: "period-type", Usage: "`NAME/UNIT` of the sampling period", DefaultText: "the sample type"},
+			&cli.Int64Flag{Name: "period", Usage: "sampling period `N` in units of --period-type (0: unknown)"},
+			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply every count by `X` before rounding it to an integer"},
+			cmdutil.OutputFlag, cmdutil.StrictFlag,
+			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, samples, functions and the total to stderr", DefaultText: "false"},
+		},
+		Metadata: map[string]any{"examples": "perf script | pfold | ppprof -o cpu.pb.gz && go tool pprof -top cpu.pb.gz\n" +
+			"ppprof --sample-type cpu/nanoseconds --scale 1000000 ms.folded -o cpu.pb.gz\n" +
+			"pmerge host*.folded.gz | ppprof > all.pb.gz && go tool pprof -http=: all.pb.gz"},
+		Action: run,
+	}
+}
+
+func run(c *cli.Context) error {
+	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
+		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into ppprof")
+	}
+	if o := c.String("output"); (o == "-" || o == "") && cmdutil.IsTerminalWriter(c.App.Writer) {
+		return cmdutil.UsageErrorf("the profile is binary: write it with -o FILE or redirect stdout")
+	}
+	var opt pprof.Options
+	var err error
+	if opt.SampleType, opt.SampleUnit, err = pprof.ParseValueType(c.String("sample-type")); err != nil {
+		return cmdutil.UsageErrorf("--sample-type: %v", err)
+	}
+	if c.IsSet("period-type") {
+		if opt.PeriodType, opt.PeriodUnit, err = pprof.ParseValueType(c.String("period-type")); err != nil {
+			return cmdutil.UsageErrorf("--period-type: %v", err)
+		}
+	}
+	if opt.Period = c.Int64("period"); opt.Period < 0 {
+		return cmdutil.UsageErrorf("--period %d: the period is not negative", opt.Period)
+	}
+	if opt.Scale = c.Float64("scale"); !(opt.Scale > 0) || math.IsInf(opt.Scale, 0) {
+		return cmdutil.UsageErrorf("--scale %v: the scale is a positive number", c.Float64("scale"))
+	}
+
+	b := pprof.New(opt)
+	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	in := cmdutil.Input(c)
+	defer in.Close()
+	lines := 0
+	for in.Scan() {
+		lines++
+		line := in.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		stack, n, err := fold.ParseLine(line)
+		if err != nil {
+			if err := diag.Malformed(in.Name(), in.Line(), line, err.Error()); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := b.Add(stack, n); err != nil {
+			return fmt.Errorf("%s:%d: %w", in.Name(), in.Line(), err)
+		}
+	}
+	if err := in.Err(); err != nil {
+		return err
+	}
+	diag.Flush()
+	if b.Rounded() {
+		fmt.Fprintf(c.App.ErrWriter, "%s: warning: pprof values are integers: counts rounded, folded total %v × scale %v written as %d (raise --scale to keep fractions)\n",
+			c.App.Name, b.Total(), opt.Scale, b.Written())
+	}
+
+	out, err := cmdutil.Output(c)
+	if err != nil {
+		return err
+	}
+	if _, err := b.WriteTo(out); err != nil {
+		out.Abort()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if c.Bool("stats") {
+		cmdutil.Statsf(c, "%d bytes read, %d lines, %d samples, %d lines malformed, %d functions, total %v (written %d %s)",
+			in.BytesRead(), lines, b.Samples(), diag.Count(), b.Functions(), b.Total(), b.Written(), c.String("sample-type"))
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/pfold/pfold/internal/cmdutil"
+)
+
+// ppprof runs the command with args and stdin, returning stdout, stderr
+// and the exit status.
+func ppprof(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	app := newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
+	code := cmdutil.Run(app, append([]string{"ppprof"}, args...))
+	return out.String(), errw.String(), code
+}
+
+// stacks returns the profile's samples as folded stacks and their total.
+func stacks(t *testing.T, data []byte) (map[string]int64, int64, *profile.Profile) {
+	t.Helper()
+	p, err := profile.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	var total int64
+	for _, s := range p.Sample {
+		var names []string
+		for i := len(s.Location) - 1; i >= 0; i-- {
+			names = append(names, s.Location[i].Line[0].Function.Name)
+		}
+		got[strings.Join(names, ";")] += s.Value[0]
+		total += s.Value[0]
+	}
+	return got, total, p
+}
+
+func TestFilesInOrderCompressedAndOutput(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "1.folded")
+	os.WriteFile(first, []byte("main;a;b 2\nmain;c 1\n"), 0o644)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("main;a;b 3\nmain;a 4"))
+	zw.Close()
+	second := filepath.Join(dir, "2.folded.gz")
+	os.WriteFile(second, gz.Bytes(), 0o644)
+	outPath := filepath.Join(dir, "out.pb.gz")
+
+	stdout, stderr, code := ppprof(t, "", first, second, "-o", outPath, "--sample-type", "cpu/milliseconds", "--period", "10", "--period-type", "cpu/nanoseconds")
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, total, p := stacks(t, data)
+	want := map[string]int64{"main;a;b": 5, "main;c": 1, "main;a": 4}
+	if total != 10 || len(got) != len(want) || len(p.Sample) != 4 {
+		t.Errorf("total %d, stacks %v from %d samples; want 10, %v from 4", total, got, len(p.Sample), want)
+	}
+	for s, n := range want {
+		if got[s] != n {
+			t.Errorf("%s: %d, want %d", s, got[s], n)
+		}
+	}
+	if st := p.SampleType[0]; st.Type != "cpu" || st.Unit != "milliseconds" || p.Period != 10 || p.PeriodType.Unit != "nanoseconds" {
+		t.Errorf("sample type %v, period %d %v", st, p.Period, p.PeriodType)
+	}
+}
+
+func TestMalformedAndStrict(t *testing.T) {
+	in := "a;b 1\nno count here\n\na;c x\na;c 2\n"
+	stdout, stderr, code := ppprof(t, in, "--stats")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "-:2: ") || !strings.Contains(stderr, "-:4: ") || !strings.Contains(stderr, "2 lines malformed") || !strings.Contains(stderr, "total 3") {
+		t.Errorf("stderr lacks the malformed lines or the stats:\n%s", stderr)
+	}
+	if _, total, _ := stacks(t, []byte(stdout)); total != 3 {
+		t.Errorf("total %d, want 3", total)
+	}
+
+	_, stderr, code = ppprof(t, in, "--strict")
+	if code != 1 || !strings.Contains(stderr, "-:2: ") {
+		t.Errorf("--strict: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestDecimalsAndScale(t *testing.T) {
+	in := "a;b 0.25\na 1.5\n"
+	stdout, stderr, code := ppprof(t, in)
+	if code != 0 || !strings.Contains(stderr, "rounded, folded total 1.75") {
+		t.Errorf("exit %d, stderr %q: want a rounding warning", code, stderr)
+	}
+	if _, total, _ := stacks(t, []byte(stdout)); total != 2 {
+		t.Errorf("rounded total %d, want 0+2", total)
+	}
+	stdout, stderr, code = ppprof(t, in, "--scale", "1000", "--sample-type", "cpu/microseconds")
+	if code != 0 || stderr != "" {
+		t.Errorf("--scale 1000: exit %d, stderr %q", code, stderr)
+	}
+	if _, total, _ := stacks(t, []byte(stdout)); total != 1750 {
+		t.Errorf("scaled total %d, want 1750", total)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--sample-type", "samples"},
+		{"--period-type", "/x"},
+		{"--period", "-1"},
+		{"--scale", "0"},
+		{"--scale", "-2"},
+		{"--no-such-flag"},
+	} {
+		_, stderr, code := ppprof(t, "a 1\n", args...)
+		if code != 2 || !strings.Contains(stderr, "Run 'ppprof --help'") {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
+		}
+	}
+	_, stderr, code := ppprof(t, "", "/no/such/file")
+	if code != 1 || !strings.Contains(stderr, "/no/such/file") {
+		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
+	}
+}
