@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 )
 
@@ -77,18 +78,74 @@ func isHex(b []byte) bool {
 	return true
 }
 
-// frameLine folds one frame line into the pending pieces.
+// frameLine folds one frame line into the pending pieces. Frame lines
+// repeat a great deal (the same function at the same address), so their
+// folded form is cached by the line's text: the parse below runs once per
+// distinct line.
 func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 	p.commit()
 	if p.skip || p.skipRest {
 		return nil
 	}
+	key := append(p.key[:0], 0)
+	if bytes.HasPrefix(p.pname, []byte("java")) {
+		key[0] = 1 // java names are tidied differently
+	}
+	key = append(key, bytes.Trim(line, " \t\r")...)
+	p.key = key
+	e, ok := p.cache[string(key)]
+	if !ok {
+		noIP := p.noIP
+		skipAfter, err := p.parseFrame(name, lineNo, line)
+		if err != nil {
+			return err
+		}
+		e = &cachedFrame{text: bytes.Clone(p.pend), ends: slices.Clone(p.pendEnds), srcWant: p.srcWant, skipAfter: skipAfter}
+		switch {
+		case p.noIP != noIP || p.cacheBytes > maxFrameCache:
+			// The layout turned out to have no ip field, or the cache is
+			// full: what it holds may be stale or is too much.
+			clear(p.cache)
+			p.cacheBytes = 0
+		case p.cache == nil:
+			p.cache = make(map[string]*cachedFrame)
+		}
+		p.cache[string(key)] = e
+		p.cacheBytes += int64(len(key) + len(e.text) + 4*len(e.ends) + 64)
+	} else {
+		p.pend = append(p.pend[:0], e.text...)
+		p.pendEnds = append(p.pendEnds[:0], e.ends...)
+		p.srcWant = e.srcWant
+	}
+	p.srcNext = 0
+	if p.srcWant == 0 || e.skipAfter {
+		p.commit()
+	}
+	if e.skipAfter {
+		p.skipRest = true
+	}
+	return nil
+}
+
+// maxFrameCache bounds the memory of the frame cache.
+const maxFrameCache = 32 << 20
+
+type cachedFrame struct {
+	text      []byte
+	ends      []int32
+	srcWant   int
+	skipAfter bool
+}
+
+// parseFrame parses a frame line into the pending pieces and reports
+// whether --skip-after matched it.
+func (p *PerfScript) parseFrame(name string, lineNo int, line []byte) (skipAfter bool, err error) {
 	pc, rawfunc, mod, ok := p.splitFrame(line)
 	if !ok {
-		return nil
+		return false, nil
 	}
 	if len(rawfunc) == 0 && len(pc) == 0 && mod == nil {
-		return p.diag.Malformed(name, lineNo, line, "not a perf script frame line")
+		return false, p.diag.Malformed(name, lineNo, line, "not a perf script frame line")
 	}
 	if len(rawfunc) == 0 {
 		rawfunc = unknownSym
@@ -98,7 +155,7 @@ func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 		rawfunc = rawfunc[:i]
 	}
 	if rawfunc[0] == '(' && !bytes.HasPrefix(rawfunc, []byte("(anonymous namespace)")) {
-		return nil // stackcollapse-perf.pl skips these "process name" frames
+		return false, nil // stackcollapse-perf.pl skips these "process name" frames
 	}
 	rawfunc = p.fixRust(rawfunc)
 
@@ -147,18 +204,12 @@ func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 			p.srcWant++
 		}
 	}
-	p.srcNext = 0
-	if p.srcWant == 0 {
-		p.commit()
-	}
 	for _, s := range p.opt.SkipAfter {
 		if string(raw) == s {
-			p.commit()
-			p.skipRest = true
-			break
+			return true, nil
 		}
 	}
-	return nil
+	return false, nil
 }
 
 var unknownSym = []byte("[unknown]")
