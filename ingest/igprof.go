@@ -270,7 +270,7 @@ func (p *IgProfParser) parseNode(line []byte) error {
 	if !ok {
 		return igSyntax("no +<offset> after the function")
 	}
-	if _, s, ok = cutUint(s, base); !ok {
+	if _, s, ok = cutInt(s, base); !ok {
 		return igSyntax("bad call offset")
 	}
 	p.push(sym)
@@ -409,6 +409,10 @@ func (p *IgProfParser) parseValues(s []byte, base int) error {
 			return igSyntax("no :(<count>,<total>,<peak>) after counter V%s", formatUint(cid, base))
 		}
 		v := IgProfValue{Counter: ctr}
+		if bytes.IndexByte(s[:bytes.IndexByte(s, ')')+1], '-') >= 0 {
+			// igprof writes int64s; a stack's weight cannot be negative.
+			return igSyntax("negative counter value")
+		}
 		if v.Count, s, ok = cutUint(s, base); !ok || !hasByte(s, ',') {
 			return igSyntax("bad counter count")
 		}
@@ -551,7 +555,7 @@ func cutSymbol(s []byte, base int) (name, rest []byte, ok bool) {
 			return nil, nil, false
 		}
 		end := i + j
-		if _, after, ok := cutUint(s[end+3:], base); ok && (len(after) == 0 || after[0] == ' ') {
+		if _, after, ok := cutInt(s[end+3:], base); ok && (len(after) == 0 || after[0] == ' ') {
 			return s[:end], s[end+2:], true
 		}
 		i = end + 1

@@ -569,7 +569,7 @@ C1 FN0+1 V1=(MEM_MAX):(1,30,0)
 `,
 		want: "prog;main 3\n",
 	}, {
-		name: "nil symbol, parentheses, dynamic code, no root",
+		name: "nil symbol, parentheses, dynamic code, negative offsets, no root",
 		opt:  IgProfOptions{NoRoot: true},
 		dump: `P=(HEX ID=1 N=(prog) T=0.010000)
 C1 FN0=(F0=(prog)+0 N=(@?(nil)))+0
@@ -578,8 +578,9 @@ C2 FN2=(F1=()+abc N=(@?0x7fabc))+0 V0:(2,2,2)
 C2 FN3=(F2=(/opt/a (x86)/libfoo.so)+1f N=(operator()(int)))+5 V0:(3,3,3)
 C2 FN4=(F2+30 N=(@?0x9030))+6 V0:(4,4,4)
 C2 FN5=(F2+40 N=(semi;colon))+0 V0:(5,5,5)
+C2 FN6=(F2+-10 N=(@?0x5))+-4 V0:(6,6,6)
 `,
-		want: "@?(nil);@?0x1234 1\n@?(nil);@?0xabc{<dynamically-generated>} 2\n@?(nil);@{libfoo.so+48} 4\n@?(nil);operator()(int) 3\n@?(nil);semi:colon 5\n",
+		want: "@?(nil);@?0x1234 1\n@?(nil);@?0x5 6\n@?(nil);@?0xabc{<dynamically-generated>} 2\n@?(nil);@{libfoo.so+48} 4\n@?(nil);operator()(int) 3\n@?(nil);semi:colon 5\n",
 	}, {
 		name: "PERF_TICKS wins over an earlier counter",
 		dump: `P=(HEX ID=1 N=(prog) T=0.010000)
@@ -669,7 +670,7 @@ func TestIgProfMalformed(t *testing.T) {
 		{"C1 FN0", "no +<offset> after the function"},
 		{"C1 FN0+1 V5:(1,1,1)", "counter V5 used before its definition"},
 		{"C1 FN0+1 V0:(1,1)", "bad counter total"},
-		{"C1 FN0+1 V0:(1,-1,1)", "bad counter total"},
+		{"C1 FN0+1 V0:(1,-1,1)", "negative counter value"},
 		{"C1 FN0+1 V0:(1,1,1);LK=(0x10,)", "bad leak size"},
 		{"C1 FN0+1 V0:(1,1,1) junk", "unexpected"},
 		{"C1 FN0+1 V0:(1,1,1);XX", "unexpected"},
