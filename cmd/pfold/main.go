@@ -26,6 +26,7 @@ func newApp() *cli.App {
 			&cli.BoolFlag{Name: "srcline", Usage: "input is perf script -F+srcline: append each frame's source line", DefaultText: "false"},
 			&cli.StringFlag{Name: "event-filter", Usage: "fold only samples of `EVENT`", DefaultText: "the first event seen"},
 			&cli.StringSliceFlag{Name: "skip-after", Usage: "drop the callers above `FRAME` and the process name (repeatable)"},
+			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input `FORMAT`: perf-script, perf-report (perf report -g folded), stackprof (Marshal or JSON dump), folded, or auto (detected per input)"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
 		Metadata: map[string]any{"examples": "perf script | pfold > out.folded\n" +
@@ -38,6 +39,10 @@ func newApp() *cli.App {
 func run(c *cli.Context) error {
 	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
 		return cmdutil.UsageErrorf("no input: give a file, or pipe perf script into pfold")
+	}
+	format, err := ingest.ParseFormat(c.String("format"))
+	if err != nil {
+		return cmdutil.UsageErrorf("--format: %v", err)
 	}
 	aggOpt, err := cmdutil.AggregatorOptions(c)
 	if err != nil {
@@ -57,7 +62,16 @@ func run(c *cli.Context) error {
 	defer in.Close()
 
 	ps := ingest.NewPerfScript(opt, agg.Add, diag)
-	if err := ingest.FoldPerfScript(in, ps); err != nil {
+	inputs := &ingest.Inputs{Format: format, PerfScript: ps, Emit: agg.Add, Diag: diag}
+	if c.Bool("stats") {
+		inputs.Detected = func(name string, f ingest.Format) {
+			if f == "" {
+				f = "no data"
+			}
+			cmdutil.Statsf(c, "%s: format %s (detected)", name, f)
+		}
+	}
+	if err := inputs.Fold(in); err != nil {
 		return err
 	}
 	diag.Flush()
