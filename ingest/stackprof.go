@@ -113,8 +113,12 @@ func (p *stackprofDump) fold(emit EmitFunc) (StackprofStats, error) {
 
 // frameName makes a frame name safe for a folded line: ';' separates
 // frames and a newline ends the line, so they become ':' and ' ' (as
-// the perf script parser does for ';').
+// the perf script parser does for ';'), and an empty name, which would
+// make an empty frame, becomes "[unknown]".
 func frameName(s string) []byte {
+	if s == "" {
+		return []byte("[unknown]")
+	}
 	b := []byte(s)
 	for i, c := range b {
 		switch c {

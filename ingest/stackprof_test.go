@@ -119,6 +119,7 @@ func TestStackprofJSONErrors(t *testing.T) {
 		{`{"frames":{"9007199254740993":{"name":"a"},"9007199254740992":{"name":"b"}},"raw":[2,9007199254740993,9007199254740992,3]}`, "a;b 3\n"},
 		{`{"frames":{"1":{"name":"x;y\nz"}},"raw":[1,1,2]}`, "x:y z 2\n"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[0,5,1,1,1]}`, "a 1\n"},
+		{`{"frames":{"1":{"name":""}},"raw":[1,1,4]}`, "[unknown] 4\n"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,1.5,2]}`, "error: not an integer"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,1e3,2]}`, "error: not an integer"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,2,2]}`, "error: frame id 2 is not in frames"},
@@ -220,4 +221,22 @@ func BenchmarkStackprof(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzStackprof: any input folds or fails with an error; stacks are
+// never empty and never hold a newline.
+func FuzzStackprof(f *testing.F) {
+	for _, name := range []string{"cpu-aggregate-false.dump", "cpu-noraw.json"} {
+		f.Add(readTestFile(f, filepath.Join(stackprofDir, name)))
+	}
+	f.Add([]byte(`{"frames":{"1":{"name":"a"},"2":{"name":"b"}},"raw":[2,1,2,3,1,2,1]}`))
+	f.Add([]byte("\x04\x08{\x07:\x0bframes{\x06i\x06{\x06:\x09name\"\x06a:\x08raw[\x08i\x06i\x06i\x08"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		FoldStackprof(data, func(stack []byte, c fold.Count) error {
+			if len(stack) == 0 || bytes.ContainsAny(stack, "\n\r") {
+				t.Fatalf("bad stack %q", stack)
+			}
+			return nil
+		})
+	})
 }
