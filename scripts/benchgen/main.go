@@ -1,0 +1,125 @@
+// Benchgen writes realistic perf script dumps of a chosen size for the
+// benchmark harness (scripts/bench), deterministically: the same flags
+// give the same bytes.
+//
+// A dump is made of real recorded samples (testdata/bench, and a few of
+// the FlameGraph fixtures in testdata/perf/flamegraph) drawn by a seeded
+// random generator, with fresh pids, tids and rising timestamps. With
+// -unique N, some samples get a numbered suffix on one of their leaf-most
+// frame names, so that about N distinct folded stacks come out; the
+// numbers are spread over the dump as new stacks appear in a long
+// recording. -max-stack N keeps only the N leaf-most frames of each
+// sample, as perf script --max-stack does, which makes samples shorter so
+// that more of them (and so more distinct stacks) fit in a size.
+//
+// With -igprof FILE it writes instead one IgProf dump of about -size bytes
+// by repeating the call trees of FILE, later copies referring to the
+// symbols the first one defined, as a long-running profiled process would.
+//
+// Usage:
+//
+//	go run ./scripts/benchgen [-size 512MB] [-seed 1] [-unique N] [-max-stack N] [-o FILE] [TEMPLATE...]
+//	go run ./scripts/benchgen -igprof FILE [-size 256MB] [-o FILE]
+//
+// Templates are perf script text files, or directories whose *.txt files
+// are read; the default is the recorded set (see defaultTemplates). Run it
+// from the repository root.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pfold/pfold/stream"
+)
+
+// defaultTemplates are the recordings a dump is drawn from, one source
+// each: our own recordings of C++ (DWARF unwinding), Go, node (JIT),
+// Python, Perl, gcc and file-system-heavy commands, and FlameGraph's
+// fixtures of Java, iperf, a NUMA benchmark, Rust and MirageOS.
+var defaultTemplates = []string{
+	"testdata/bench",
+	"testdata/perf/flamegraph/perf-iperf-stacks-pidtid-01.txt",
+	"testdata/perf/flamegraph/perf-java-stacks-01.txt",
+	"testdata/perf/flamegraph/perf-mirageos-stacks-01.txt",
+	"testdata/perf/flamegraph/perf-numa-stacks-01.txt",
+	"testdata/perf/flamegraph/perf-rust-Yamakaky-dcpu.txt",
+	"testdata/perf/flamegraph/perf-vertx-stacks-01.txt",
+}
+
+func main() {
+	var (
+		sizeFlag = flag.String("size", "512MB", "approximate output `SIZE` (KiB, MiB, GiB units; MB means MiB)")
+		seed     = flag.Uint64("seed", 1, "random `SEED`: the same seed and flags give the same bytes")
+		unique   = flag.Int64("unique", 0, "aim for about `N` distinct folded stacks (0: only the recorded ones)")
+		maxStack = flag.Int("max-stack", 0, "keep the `N` leaf-most frames of each sample, as perf script --max-stack (0: all)")
+		igprof   = flag.String("igprof", "", "write an IgProf dump repeating `FILE` instead of perf script text")
+		out      = flag.String("o", "-", "write to `FILE` (- is standard output)")
+		verbose  = flag.Bool("v", false, "print what was generated on standard error")
+	)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: benchgen [options] [TEMPLATE...]\n\n"+
+			"Writes a deterministic perf script dump (or, with -igprof, an IgProf dump)\n"+
+			"of about -size bytes made of real recorded samples. Run from the repository root.\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	size, err := stream.ParseSize(*sizeFlag)
+	if err != nil {
+		fatalf(2, "-size: %v", err)
+	}
+	w, err := stream.Create(*out)
+	if err != nil {
+		fatalf(1, "%v", err)
+	}
+	if *igprof != "" {
+		if flag.NArg() > 0 {
+			fatalf(2, "-igprof takes no templates")
+		}
+		n, err := writeIgProf(w, *igprof, size)
+		if err == nil {
+			err = w.Close()
+		}
+		if err != nil {
+			w.Abort()
+			fatalf(1, "%v", err)
+		}
+		if *verbose {
+			fmt.Fprintf(os.Stderr, "benchgen: %d bytes of IgProf dump\n", n)
+		}
+		return
+	}
+
+	names := flag.Args()
+	if len(names) == 0 {
+		names = defaultTemplates
+	}
+	srcs, err := loadSources(names, *maxStack)
+	if err != nil {
+		fatalf(1, "%v", err)
+	}
+	g := newGenerator(srcs, Config{Size: size, Seed: *seed, Unique: *unique})
+	st, err := g.Generate(w)
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		w.Abort()
+		fatalf(1, "%v", err)
+	}
+	if *verbose {
+		fmt.Fprintf(os.Stderr, "benchgen: %d bytes, %d samples from %d sources (%d recorded stacks), about %d distinct stacks\n",
+			st.Bytes, st.Samples, len(srcs), st.Recorded, st.Distinct)
+	}
+	if *unique > 0 && st.Distinct < *unique*9/10 {
+		fmt.Fprintf(os.Stderr, "benchgen: warning: only about %d distinct stacks of the %d asked: %d samples fit in %s; lower -max-stack or raise -size\n",
+			st.Distinct, *unique, st.Samples, strings.TrimSpace(*sizeFlag))
+	}
+}
+
+func fatalf(code int, format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "benchgen: "+format+"\n", args...)
+	os.Exit(code)
+}
