@@ -1,0 +1,109 @@
+package stream
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/fold"
+)
+
+func filter(t testing.TB, in string, ts []fold.Transform, opt FilterOptions) (string, FilterStats) {
+	t.Helper()
+	fr := NewFoldedReader(NewReaderStdin(nil, strings.NewReader(in)), NewDiag(io.Discard, false))
+	var b strings.Builder
+	st, err := Filter(fr, ts, opt, func(stack []byte, c fold.Count) error {
+		b.Write(fold.AppendLine(nil, stack, c))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String(), st
+}
+
+func TestFilter(t *testing.T) {
+	re := regexp.MustCompile
+	replace := func(s string) fold.Transform {
+		tr, err := fold.Replace(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	const in = "p2;b 4\np1;a 3\np2;a 3\np1;c;x 1\n"
+	tests := []struct {
+		name    string
+		ts      []fold.Transform
+		noMerge bool
+		want    string
+		aggs    int
+	}{
+		{"no transform streams as is", nil, false, in, 0},
+		{"filters keep the input order", []fold.Transform{fold.GrepV(re("^c$"))}, false, "p2;b 4\np1;a 3\np2;a 3\n", 0},
+		{"a rewrite aggregates at the end", []fold.Transform{fold.NoRoot()}, false, "a 6\nb 4\nc;x 1\n", 1},
+		{"no-merge streams rewrites", []fold.Transform{fold.NoRoot()}, true, "b 4\na 3\na 3\nc;x 1\n", 0},
+		{"min-count after a rewrite sees sums", []fold.Transform{fold.NoRoot(), fold.MinCount(fold.Int(5))}, false, "a 6\n", 1},
+		{"min-count before a rewrite sees lines", []fold.Transform{fold.MinCount(fold.Int(4)), fold.NoRoot()}, false, "b 4\n", 1},
+		{"min-count with no-merge sees lines", []fold.Transform{fold.NoRoot(), fold.MinCount(fold.Int(5))}, true, "", 0},
+		{"top after a rewrite", []fold.Transform{fold.NoRoot(), fold.TopN(1)}, false, "a 6\n", 1},
+		{"top of lines", []fold.Transform{fold.TopN(2)}, false, "p2;b 4\np1;a 3\n", 0},
+		{"aggregation before each count stage", []fold.Transform{fold.NoRoot(), fold.MinCount(fold.Int(2)), fold.MaxDepth(1), fold.TopN(2)}, false, "a 6\nb 4\n", 2},
+		{"replace then grep", []fold.Transform{replace("s/^a$/b/"), fold.Grep(re("^b$"))}, false, "p1;b 3\np2;b 7\n", 1},
+		{"grep then replace", []fold.Transform{fold.Grep(re("^b$")), replace("s/^a$/b/")}, false, "p2;b 4\n", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, st := filter(t, in, tc.ts, FilterOptions{NoMerge: tc.noMerge})
+			if got != tc.want {
+				t.Errorf("got\n%swant\n%s", got, tc.want)
+			}
+			if st.Aggregations != tc.aggs {
+				t.Errorf("%d aggregations, want %d", st.Aggregations, tc.aggs)
+			}
+			// Conservation: what went in came out or was dropped.
+			sum := st.Out
+			for _, s := range st.Stages {
+				sum, _ = sum.Add(s.Count)
+			}
+			if sum != st.In || st.In != fold.Int(11) {
+				t.Errorf("in %v, out %v, dropped %+v", st.In, st.Out, st.Stages)
+			}
+		})
+	}
+}
+
+func TestFilterSpills(t *testing.T) {
+	var in strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&in, "proc%d;main;handler_%05d;leaf 1\n", i%7, i%5000)
+	}
+	small, st := filter(t, in.String(), []fold.Transform{fold.NoRoot()}, FilterOptions{Agg: Options{Mem: 32 << 10, TmpDir: t.TempDir()}})
+	if st.Runs == 0 {
+		t.Fatal("nothing spilled")
+	}
+	big, _ := filter(t, in.String(), []fold.Transform{fold.NoRoot()}, FilterOptions{})
+	if small != big || strings.Count(big, "\n") != 5000 {
+		t.Errorf("spilled output differs or is not summed (%d lines)", strings.Count(big, "\n"))
+	}
+}
+
+func BenchmarkFilter(b *testing.B) {
+	var in strings.Builder
+	for i := range 50000 {
+		fmt.Fprintf(&in, "java-%d;start_thread;JavaThread::run;Interpreter;Lcom/example/Server;::handle_%d;0x7f05aabb%04x;sys_write %d\n", i%8, i%300, i%4096, 1+i%9)
+	}
+	text := in.String()
+	replace, _ := fold.Replace(`s/^L//`)
+	ts := []fold.Transform{fold.NoRoot(), fold.DropFrame(regexp.MustCompile("^Interpreter$")), replace, fold.StripAddrs()}
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		fr := NewFoldedReader(NewReaderStdin(nil, strings.NewReader(text)), NewDiag(io.Discard, false))
+		if _, err := Filter(fr, ts, FilterOptions{}, func([]byte, fold.Count) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

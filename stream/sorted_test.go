@@ -1,0 +1,432 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/fold"
+)
+
+// collect drains s into "stack count" lines.
+func collect(t testing.TB, s Stacks) (string, error) {
+	t.Helper()
+	var b strings.Builder
+	for s.Next() {
+		fmt.Fprintf(&b, "%s %s\n", s.Stack(), s.Count())
+	}
+	return b.String(), s.Err()
+}
+
+func TestFoldedReader(t *testing.T) {
+	in := "a;b 1\n\n  \nno count\na;c -2\n 3\na;c 2.5\r\nx y\n"
+	var warn bytes.Buffer
+	fr := NewFoldedReader(NewReaderStdin(nil, strings.NewReader(in)), NewDiag(&warn, false))
+	var got []string
+	for fr.Next() {
+		got = append(got, fmt.Sprintf("%s=%s@%d", fr.Stack(), fr.Count(), fr.Line()))
+	}
+	if err := fr.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "a;b=1@1 a;c=2.5@7"; strings.Join(got, " ") != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+	if fr.Lines != 8 || fr.Stacks != 2 {
+		t.Errorf("Lines %d Stacks %d, want 8 2", fr.Lines, fr.Stacks)
+	}
+	for _, want := range []string{"-:4: bad count", "-:5: bad count", "-:6: empty stack", "-:8: bad count"} {
+		if !strings.Contains(warn.String(), want) {
+			t.Errorf("warnings lack %q:\n%s", want, warn.String())
+		}
+	}
+
+	fr = NewFoldedReader(NewReaderStdin(nil, strings.NewReader(in)), NewDiag(io.Discard, true))
+	for fr.Next() {
+	}
+	var se *SyntaxError
+	if !errors.As(fr.Err(), &se) || se.Line != 4 {
+		t.Errorf("strict: %v, want a syntax error at line 4", fr.Err())
+	}
+}
+
+func TestSortedInput(t *testing.T) {
+	p := writeFile(t, "s.folded", []byte("a 1\na 2\na;b 1.5\nbad\na;b 1\nb 4\nb 1\n"))
+	var warn bytes.Buffer
+	s := NewSortedInput(p, NewDiag(&warn, false), nil)
+	got, err := collect(t, s)
+	s.Close()
+	if err != nil || got != "a 3\na;b 2.5\nb 5\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	if s.Total().String() != "10.5" {
+		t.Errorf("Total %v, want 10.5", s.Total())
+	}
+	if !strings.Contains(warn.String(), ":4: no count") {
+		t.Errorf("malformed line not reported: %q", warn.String())
+	}
+
+	double := func(c fold.Count) fold.Count { return c.Scale(2) }
+	s = NewSortedInput(p, NewDiag(io.Discard, false), double)
+	got, _ = collect(t, s)
+	s.Close()
+	if got != "a 6\na;b 5\nb 10\n" {
+		t.Errorf("scaled: %q", got)
+	}
+
+	p = writeFile(t, "u.folded", []byte("a 1\nc 1\nb 1\n"))
+	s = NewSortedInput(p, NewDiag(io.Discard, false), nil)
+	_, err = collect(t, s)
+	s.Close()
+	var ue *UnsortedError
+	if !errors.As(err, &ue) || ue.Line != 3 {
+		t.Errorf("unsorted input: %v, want an UnsortedError at line 3", err)
+	}
+}
+
+func TestCheckSorted(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		sorted bool
+		line   int
+		total  string
+	}{
+		{"", true, 0, "0"},
+		{"a 1\na 1\na;b 2\nb 3\n", true, 0, "7"},
+		{"a;b 1\na 1\n", false, 2, ""},
+		// A stack and its caller: "a;b" sorts after "a" but "a;b 1"
+		// sorts before "a 1"... no: ' ' < ';'. The order is the stacks'.
+		{"a 9\na;b 1\n", true, 0, "10"},
+		{"a;b 1\nbad line\na;c 1\n", true, 0, "2"},
+	} {
+		chk, err := CheckSorted(writeFile(t, "f", []byte(tc.text)), nil)
+		if err != nil || chk.Sorted != tc.sorted || chk.Line != tc.line || tc.sorted && chk.Total.String() != tc.total {
+			t.Errorf("CheckSorted(%q) = %+v, %v", tc.text, chk, err)
+		}
+	}
+	if _, err := CheckSorted(filepath.Join(t.TempDir(), "missing"), nil); err == nil {
+		t.Error("missing file: no error")
+	}
+}
+
+func TestAggregatorSorted(t *testing.T) {
+	stacks, counts := randomStacks(20000, 3000, true)
+	want, _ := aggregate(t, Options{}, stacks, counts)
+	for _, mem := range []int64{0, 64 << 10} { // in memory, and spilled
+		a := NewAggregator(Options{Mem: mem, TmpDir: t.TempDir()})
+		for i, s := range stacks {
+			if err := a.Add([]byte(s), counts[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s := a.Sorted()
+		got, err := collect(t, s)
+		s.Close()
+		if mem > 0 && a.Stats().Runs == 0 {
+			t.Errorf("mem %d: nothing spilled", mem)
+		}
+		a.Close()
+		if err != nil || got != want {
+			t.Errorf("mem %d: Sorted differs from WriteTo (err %v)", mem, err)
+		}
+	}
+
+	// Stopping early ends the producer.
+	a := NewAggregator(Options{})
+	a.Add([]byte("a"), fold.Int(1))
+	a.Add([]byte("b"), fold.Int(1))
+	s := a.Sorted()
+	if !s.Next() || string(s.Stack()) != "a" {
+		t.Fatal("first stack")
+	}
+	s.Close()
+	if s.Next() {
+		t.Error("Next after Close")
+	}
+	a.Close()
+
+	// A failing aggregation surfaces through Err.
+	a = NewAggregator(Options{Mem: 1, TmpDir: filepath.Join(t.TempDir(), "missing")})
+	a.Add([]byte("a"), fold.Int(1))
+	err := a.Add([]byte("b"), fold.Int(1)) // spills into a missing directory
+	if err == nil {
+		s = a.Sorted()
+		_, err = collect(t, s)
+		s.Close()
+	}
+	if err == nil {
+		t.Error("spill into a missing directory: no error")
+	}
+	a.Close()
+}
+
+// sliceStacks is a Stacks over fixed pairs.
+type sliceStacks struct {
+	pairs []string // "stack=count"
+	i     int
+	err   error
+}
+
+func (s *sliceStacks) Next() bool {
+	s.i++
+	return s.i <= len(s.pairs)
+}
+func (s *sliceStacks) cur() (string, string) {
+	st, c, _ := strings.Cut(s.pairs[s.i-1], "=")
+	return st, c
+}
+func (s *sliceStacks) Stack() []byte { st, _ := s.cur(); return []byte(st) }
+func (s *sliceStacks) Count() fold.Count {
+	_, c := s.cur()
+	n, _ := fold.ParseCount([]byte(c))
+	return n
+}
+func (s *sliceStacks) Err() error   { return s.err }
+func (s *sliceStacks) Close() error { return nil }
+
+func TestJoin(t *testing.T) {
+	a := &sliceStacks{pairs: []string{"a=1", "a;b=2", "c=3.5"}}
+	b := &sliceStacks{pairs: []string{"a;b=5", "b=6", "d=7"}}
+	var got []string
+	err := Join(a, b, func(stack []byte, ca, cb fold.Count) error {
+		got = append(got, fmt.Sprintf("%s:%s:%s", stack, ca, cb))
+		return nil
+	})
+	if want := "a:1:0 a;b:2:5 b:0:6 c:3.5:0 d:0:7"; err != nil || strings.Join(got, " ") != want {
+		t.Errorf("Join = %v, %v; want %s", got, err, want)
+	}
+	boom := errors.New("boom")
+	err = Join(&sliceStacks{}, &sliceStacks{pairs: []string{"x=1"}, err: boom}, func([]byte, fold.Count, fold.Count) error { return nil })
+	if err != boom {
+		t.Errorf("source error: %v", err)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	srcs := []Stacks{
+		&sliceStacks{pairs: []string{"a=1", "c=2"}},
+		&sliceStacks{pairs: []string{"a=4", "b=1", "c=0.5"}},
+		&sliceStacks{},
+	}
+	var got []string
+	err := Merge(srcs, func(stack []byte, c fold.Count) error {
+		got = append(got, string(stack)+"="+c.String())
+		return nil
+	})
+	if want := "a=5 b=1 c=2.5"; err != nil || strings.Join(got, " ") != want {
+		t.Errorf("Merge = %v, %v; want %s", got, err, want)
+	}
+}
+
+// sortedFolded writes the aggregate of stacks as a sorted folded file.
+func sortedFolded(t testing.TB, name string, stacks []string, counts []fold.Count) string {
+	t.Helper()
+	text, _ := aggregate(t, Options{}, stacks, counts)
+	return writeFile(t, name, []byte(text))
+}
+
+func mergeFiles(t testing.TB, names []string, opt MergeOptions) (string, MergeStats, error) {
+	t.Helper()
+	if opt.Diag == nil {
+		opt.Diag = NewDiag(io.Discard, false)
+	}
+	var b bytes.Buffer
+	st, err := MergeFiles(names, opt, func(stack []byte, c fold.Count) error {
+		b.Write(fold.AppendLine(nil, stack, c))
+		return nil
+	})
+	return b.String(), st, err
+}
+
+func TestMergeFiles(t *testing.T) {
+	var names []string
+	var all []string
+	var allCounts []fold.Count
+	for i := range 3 {
+		stacks, counts := randomStacks(3000*(i+1), 1000, i == 2)
+		names = append(names, sortedFolded(t, fmt.Sprintf("in%d.folded", i), stacks, counts))
+		all = append(all, stacks...)
+		allCounts = append(allCounts, counts...)
+	}
+	want, wantSt := aggregate(t, Options{}, all, allCounts)
+
+	got, st, err := mergeFiles(t, names, MergeOptions{})
+	if err != nil || got != want || !st.Streamed {
+		t.Fatalf("sorted inputs: streamed %v (%s), err %v, equal %v", st.Streamed, st.Why, err, got == want)
+	}
+	if st.In != wantSt.Total || st.Out != wantSt.Total || st.Unique != wantSt.Unique {
+		t.Errorf("stats %+v, want total %v unique %d", st, wantSt.Total, wantSt.Unique)
+	}
+
+	// The same stacks unsorted, from stdin, or past the reader budget go
+	// through the aggregator, and give the same bytes.
+	lines := strings.SplitAfter(readFile(t, names[1]), "\n")
+	slices.Reverse(lines)
+	unsorted := writeFile(t, "unsorted.folded", []byte(strings.Join(lines, "")))
+	stdinText := readFile(t, names[2])
+	for _, tc := range []struct {
+		name  string
+		names []string
+		opt   MergeOptions
+		why   string
+	}{
+		{"unsorted", []string{names[0], unsorted, names[2]}, MergeOptions{}, "unsorted.folded:2 is not sorted"},
+		{"stdin", []string{names[0], names[1], "-"}, MergeOptions{Stdin: strings.NewReader(stdinText)}, "- is not a regular file"},
+		{"budget", names, MergeOptions{Agg: Options{Mem: 4 << 20, TmpDir: t.TempDir()}}, "3 readers do not fit"},
+		{"spilled", []string{names[0], unsorted, names[2]}, MergeOptions{Agg: Options{Mem: 64 << 10, TmpDir: t.TempDir()}}, "readers do not fit"},
+	} {
+		got, st, err := mergeFiles(t, tc.names, tc.opt)
+		if err != nil || st.Streamed || !strings.Contains(st.Why, tc.why) {
+			t.Errorf("%s: streamed %v why %q err %v", tc.name, st.Streamed, st.Why, err)
+		}
+		if got != want {
+			t.Errorf("%s: output differs from the streamed merge", tc.name)
+		}
+		if tc.name == "spilled" && st.Runs == 0 {
+			t.Errorf("%s: nothing spilled", tc.name)
+		}
+	}
+}
+
+func readFile(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestMergeFilesWeights(t *testing.T) {
+	a := writeFile(t, "a", []byte("x 2\ny 3\n"))
+	b := writeFile(t, "b", []byte("x 4\nz 1\n"))
+	for _, sorted := range []bool{true, false} {
+		names := []string{a, b}
+		opt := MergeOptions{Weights: []float64{3, 0.5}}
+		if !sorted {
+			names[1] = "-"
+			opt.Stdin = strings.NewReader("x 4\nz 1\n")
+		}
+		got, st, err := mergeFiles(t, names, opt)
+		if err != nil || got != "x 8\ny 9\nz 0.5\n" || st.In.String() != "17.5" || st.Out.String() != "17.5" {
+			t.Errorf("sorted %v: %q %+v %v", sorted, got, st, err)
+		}
+	}
+	if _, _, err := mergeFiles(t, []string{a, b}, MergeOptions{Weights: []float64{1}}); err == nil {
+		t.Error("1 weight for 2 inputs accepted")
+	}
+}
+
+func TestMergeFilesErrors(t *testing.T) {
+	a := writeFile(t, "a", []byte("x 18446744073709551615\n"))
+	b := writeFile(t, "b", []byte("x 1\n"))
+	if _, _, err := mergeFiles(t, []string{a, b}, MergeOptions{}); !errors.Is(err, fold.ErrOverflow) {
+		t.Errorf("overflow: %v", err)
+	}
+	bad := writeFile(t, "bad", []byte("x 1\nbroken\n"))
+	if _, _, err := mergeFiles(t, []string{b, bad}, MergeOptions{Diag: NewDiag(io.Discard, true)}); err == nil {
+		t.Error("strict: malformed line accepted")
+	}
+	if _, _, err := mergeFiles(t, []string{filepath.Join(t.TempDir(), "missing")}, MergeOptions{}); err == nil {
+		t.Error("missing input: no error")
+	}
+}
+
+// TestMergeFilesMemoryFlat checks that merging sorted inputs takes the
+// same live heap whether they are small or 8 times larger, while the
+// aggregation of the same inputs grows with them (so the measure can
+// tell).
+func TestMergeFilesMemoryFlat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes ~30 MB of input")
+	}
+	peak := func(names []string, opt MergeOptions) uint64 {
+		var max uint64
+		var ms runtime.MemStats
+		n := 0
+		_, err := MergeFiles(names, opt, func([]byte, fold.Count) error {
+			if n++; n%8192 == 0 {
+				runtime.GC()
+				runtime.ReadMemStats(&ms)
+				max = maxOf(max, ms.HeapAlloc)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return max
+	}
+	inputs := func(lines int) []string {
+		dir := t.TempDir()
+		var names []string
+		for i := range 4 {
+			var b bytes.Buffer
+			for j := range lines {
+				fmt.Fprintf(&b, "proc;main;server_loop;handle_request_%08d;parse;input%d 7\n", j, i)
+			}
+			p := filepath.Join(dir, fmt.Sprintf("in%d", i))
+			if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			names = append(names, p)
+		}
+		return names
+	}
+	small, large := inputs(12500), inputs(100000)
+	opt := MergeOptions{Diag: NewDiag(io.Discard, false)}
+	ps, pl := peak(small, opt), peak(large, opt)
+	t.Logf("streamed merge: live heap %d KiB for 4×12.5k lines, %d KiB for 4×100k", ps>>10, pl>>10)
+	if pl > ps+1<<20 {
+		t.Errorf("streamed merge heap grew from %d to %d bytes with 8× the input", ps, pl)
+	}
+
+	// Through the aggregator (the unsorted fallback) the heap grows.
+	agg := func(names []string) []string { return append(slices.Clone(names[:3]), "-") }
+	opt.Stdin = strings.NewReader(readFile(t, small[3]))
+	as := peak(agg(small), opt)
+	opt.Stdin = strings.NewReader(readFile(t, large[3]))
+	al := peak(agg(large), opt)
+	t.Logf("aggregated: live heap %d KiB, then %d KiB", as>>10, al>>10)
+	if al < as+8<<20 {
+		t.Errorf("the aggregated merge did not grow (%d → %d bytes): the measure cannot tell", as, al)
+	}
+}
+
+func maxOf(a, b uint64) uint64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func BenchmarkMergeFiles(b *testing.B) {
+	dir := b.TempDir()
+	var names []string
+	var size int64
+	for i := range 4 {
+		var buf bytes.Buffer
+		for j := range 50000 {
+			fmt.Fprintf(&buf, "proc;main;server_loop;handle_request_%08d;parse;input%d %d\n", j*(i+1), i, 1+j%9)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("in%d", i))
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		names = append(names, p)
+		size += int64(buf.Len())
+	}
+	opt := MergeOptions{Diag: NewDiag(io.Discard, false)}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := MergeFiles(names, opt, func([]byte, fold.Count) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
