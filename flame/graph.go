@@ -144,13 +144,18 @@ func appendKey(dst, stack []byte, reverse bool) []byte {
 			end = i
 		}
 	}
-	for i := start; i < len(dst); i++ {
-		switch dst[i] {
-		case fold.Sep:
-			dst[i] = keySep
-		case 0, keySep:
-			dst[i] = '?'
+	key := dst[start:]
+	if bytes.IndexByte(key, 0) >= 0 || bytes.IndexByte(key, keySep) >= 0 {
+		for i, c := range key {
+			if c == 0 || c == keySep {
+				key[i] = '?'
+			}
 		}
+	}
+	// IndexByte is vectorized: much faster than a byte loop on long stacks.
+	for i := bytes.IndexByte(key, fold.Sep); i >= 0; i = bytes.IndexByte(key, fold.Sep) {
+		key[i] = keySep
+		key = key[i+1:]
 	}
 	return dst
 }

@@ -20,8 +20,8 @@ func ParseLine(line []byte) (stack []byte, before, after fold.Count, diff bool, 
 		return nil, fold.Count{}, fold.Count{}, false, err
 	}
 	// fold.ParseLine trims every blank before the count; keep all but one.
-	stack = line[:bytes.LastIndexAny(bytes.TrimRight(line, " \t\r"), " \t")]
-	if i := bytes.LastIndexAny(stack, " \t"); i > 0 {
+	stack = line[:lastBlank(bytes.TrimRight(line, " \t\r"))]
+	if i := lastBlank(stack); i > 0 {
 		if b, err := fold.ParseCount(stack[i+1:]); err == nil && len(bytes.TrimSpace(stack[:i])) > 0 {
 			stack, before, diff = stack[:i], b, true
 		}
@@ -33,4 +33,14 @@ func ParseLine(line []byte) (stack []byte, before, after fold.Count, diff bool, 
 		return nil, fold.Count{}, fold.Count{}, false, errors.New("stack holds a control byte 0x00 or 0x01")
 	}
 	return stack, before, after, diff, nil
+}
+
+// lastBlank returns the index of the last space or tab in b, or -1.
+func lastBlank(b []byte) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == ' ' || b[i] == '\t' {
+			return i
+		}
+	}
+	return -1
 }
