@@ -27,6 +27,9 @@ type PerfScriptOptions struct {
 	SkipAfter []string
 	// Warn receives notes that are not errors (several events seen).
 	Warn io.Writer
+	// FrameCache bounds the memory of the cache of folded frame lines
+	// (0 means 32 MiB).
+	FrameCache int64
 }
 
 // PerfScriptStats counts what the parser saw.

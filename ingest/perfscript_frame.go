@@ -102,7 +102,7 @@ func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 		}
 		e = &cachedFrame{text: bytes.Clone(p.pend), ends: slices.Clone(p.pendEnds), srcWant: p.srcWant, skipAfter: skipAfter}
 		switch {
-		case p.noIP != noIP || p.cacheBytes > maxFrameCache:
+		case p.noIP != noIP || p.cacheBytes > p.cacheLimit():
 			// The layout turned out to have no ip field, or the cache is
 			// full: what it holds may be stale or is too much.
 			clear(p.cache)
@@ -127,8 +127,12 @@ func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 	return nil
 }
 
-// maxFrameCache bounds the memory of the frame cache.
-const maxFrameCache = 32 << 20
+func (p *PerfScript) cacheLimit() int64 {
+	if p.opt.FrameCache > 0 {
+		return p.opt.FrameCache
+	}
+	return 32 << 20
+}
 
 type cachedFrame struct {
 	text      []byte

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,15 +12,19 @@ import (
 	"github.com/pfold/pfold/stream"
 )
 
-// foldPerf folds the named inputs through the shared core, as pfold does.
+// foldPerf folds the named inputs through the shared core, as pfold does:
+// serially through stream.Reader, and in parallel through stream.Chunker
+// with 1 and 3 workers and small chunks (many boundaries). Every fixture
+// thus also checks that -j N gives the same output as -j 1.
 func foldPerf(t testing.TB, opt PerfScriptOptions, names ...string) (out, warnings string) {
 	t.Helper()
 	var warn bytes.Buffer
 	agg := stream.NewAggregator(stream.Options{Mem: 64 << 20, TmpDir: t.TempDir()})
 	defer agg.Close()
 	diag := stream.NewDiag(&warn, false)
-	opt.Warn = &warn
-	p := NewPerfScript(opt, agg.Add, diag)
+	serialOpt := opt
+	serialOpt.Warn = &warn
+	p := NewPerfScript(serialOpt, agg.Add, diag)
 	r := stream.NewReader(names)
 	defer r.Close()
 	if err := FoldPerfScript(r, p); err != nil {
@@ -30,7 +35,31 @@ func foldPerf(t testing.TB, opt PerfScriptOptions, names ...string) (out, warnin
 	if _, err := agg.WriteTo(&b); err != nil {
 		t.Fatal(err)
 	}
+	for _, jobs := range []int{1, 3} {
+		if par := foldParallel(t, opt, jobs, names); par != b.String() {
+			t.Fatalf("-j %d output differs from the serial fold:\n%s", jobs, firstDiff(par, b.String()))
+		}
+	}
 	return b.String(), warn.String()
+}
+
+func foldParallel(t testing.TB, opt PerfScriptOptions, jobs int, names []string) string {
+	t.Helper()
+	aggs := make([]*stream.Aggregator, jobs)
+	for i := range aggs {
+		aggs[i] = stream.NewAggregator(stream.Options{Mem: 64 << 20, TmpDir: t.TempDir()})
+		defer aggs[i].Close()
+	}
+	ch := stream.NewChunker(names, nil, 4<<10, 2*jobs+2)
+	defer ch.Close()
+	if _, err := FoldPerfScriptChunks(ch, opt, stream.NewDiag(io.Discard, false), aggs); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := stream.WriteMerged(&b, aggs); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
 
 // foldText folds perf script text given inline.

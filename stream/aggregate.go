@@ -144,6 +144,25 @@ func (a *Aggregator) WriteTo(w io.Writer) (int64, error) {
 	return n + int64(m), err
 }
 
+// WriteMerged writes the union of aggs as sorted folded lines.
+func WriteMerged(w io.Writer, aggs []*Aggregator) error {
+	buf := make([]byte, 0, 64<<10)
+	err := EachMerged(aggs, func(stack []byte, c fold.Count) error {
+		buf = fold.AppendLine(buf, stack, c)
+		if len(buf) >= 60<<10 {
+			_, err := w.Write(buf)
+			buf = buf[:0]
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(buf)
+	return err
+}
+
 // Close removes the spilled runs.
 func (a *Aggregator) Close() error {
 	if a.dir == "" {

@@ -3,6 +3,7 @@ package stream
 import (
 	"fmt"
 	"io"
+	"sync"
 )
 
 // Diag reports malformed input lines on a writer (standard error): the
@@ -10,6 +11,7 @@ import (
 // a bad multi-GB dump cannot flood the terminal. Nothing is dropped
 // silently: Flush prints how many lines were skipped in all.
 type Diag struct {
+	mu     sync.Mutex // parsers on several goroutines share one Diag
 	w      io.Writer
 	strict bool
 	shown  int
@@ -42,6 +44,8 @@ const maxShown = 200
 // Malformed records a malformed line. It returns a *SyntaxError when the
 // Diag is strict, nil otherwise (the caller skips the line and goes on).
 func (d *Diag) Malformed(name string, line int, text []byte, why string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.count++
 	t := text
 	if len(t) > maxShown {
@@ -59,10 +63,16 @@ func (d *Diag) Malformed(name string, line int, text []byte, why string) error {
 }
 
 // Count returns how many malformed lines were recorded.
-func (d *Diag) Count() int { return d.count }
+func (d *Diag) Count() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.count
+}
 
 // Flush prints the number of malformed lines not shown verbatim.
 func (d *Diag) Flush() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.count > d.shown && !d.strict {
 		fmt.Fprintf(d.w, "warning: %d more malformed lines skipped (%d in all)\n", d.count-d.shown, d.count)
 	}

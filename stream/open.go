@@ -170,3 +170,8 @@ func (c *checked) Close() error {
 	}
 	return nil
 }
+
+// OpenReader is Open with stdin standing for standard input.
+func OpenReader(name string, stdin io.Reader) (io.ReadCloser, error) {
+	return openFrom(name, stdin)
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"runtime"
+
 	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
@@ -26,6 +28,7 @@ func newApp() *cli.App {
 			&cli.BoolFlag{Name: "srcline", Usage: "input is perf script -F+srcline: append each frame's source line", DefaultText: "false"},
 			&cli.StringFlag{Name: "event-filter", Usage: "fold only samples of `EVENT`", DefaultText: "the first event seen"},
 			&cli.StringSliceFlag{Name: "skip-after", Usage: "drop the callers above `FRAME` and the process name (repeatable)"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.GOMAXPROCS(0), Usage: "parse with `N` workers; the output is the same for any N"},
 			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input `FORMAT`: perf-script, perf-report (perf report -g folded), stackprof (Marshal or JSON dump), folded, or auto (detected per input)"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
@@ -35,6 +38,9 @@ func newApp() *cli.App {
 		Action: run,
 	}
 }
+
+// chunkSize is how much input one worker takes at a time.
+const chunkSize = 4 << 20
 
 func run(c *cli.Context) error {
 	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
@@ -55,24 +61,59 @@ func run(c *cli.Context) error {
 		EventFilter: c.String("event-filter"), SkipAfter: c.StringSlice("skip-after"),
 		Warn: c.App.ErrWriter,
 	}
-	agg := stream.NewAggregator(aggOpt)
-	defer agg.Close()
+	jobs := c.Int("jobs")
+	if jobs < 1 {
+		return cmdutil.UsageErrorf("--jobs must be at least 1")
+	}
 	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
-	in := cmdutil.Input(c)
-	defer in.Close()
-
-	ps := ingest.NewPerfScript(opt, agg.Add, diag)
-	inputs := &ingest.Inputs{Format: format, PerfScript: ps, Emit: agg.Add, Diag: diag}
-	if c.Bool("stats") {
-		inputs.Detected = func(name string, f ingest.Format) {
-			if f == "" {
-				f = "no data"
-			}
-			cmdutil.Statsf(c, "%s: format %s (detected)", name, f)
+	parallel := format == ingest.FormatPerfScript
+	if format == ingest.FormatAuto {
+		if parallel, c.App.Reader, err = ingest.AllPerfScript(c.Args().Slice(), c.App.Reader); err != nil {
+			return err
+		}
+		if parallel && c.Bool("stats") {
+			cmdutil.Statsf(c, "format %s (detected)", ingest.FormatPerfScript)
 		}
 	}
-	if err := inputs.Fold(in); err != nil {
-		return err
+	if !parallel {
+		jobs = 1
+	}
+	// The budget is shared by the workers' tables and frame caches.
+	aggOpt.Mem /= int64(jobs)
+	opt.FrameCache = min(32<<20, aggOpt.Mem/4)
+	aggs := make([]*stream.Aggregator, jobs)
+	for i := range aggs {
+		aggs[i] = stream.NewAggregator(aggOpt)
+		defer aggs[i].Close()
+	}
+
+	var ps ingest.PerfScriptStats
+	var bytesRead func() int64
+	if parallel {
+		in := cmdutil.Chunker(c, chunkSize, 2*jobs+2)
+		defer in.Close()
+		bytesRead = in.BytesRead
+		if ps, err = ingest.FoldPerfScriptChunks(in, opt, diag, aggs); err != nil {
+			return err
+		}
+	} else {
+		in := cmdutil.Input(c)
+		defer in.Close()
+		bytesRead = in.BytesRead
+		perf := ingest.NewPerfScript(opt, aggs[0].Add, diag)
+		inputs := &ingest.Inputs{Format: format, PerfScript: perf, Emit: aggs[0].Add, Diag: diag}
+		if c.Bool("stats") {
+			inputs.Detected = func(name string, f ingest.Format) {
+				if f == "" {
+					f = "no data"
+				}
+				cmdutil.Statsf(c, "%s: format %s (detected)", name, f)
+			}
+		}
+		if err := inputs.Fold(in); err != nil {
+			return err
+		}
+		ps = perf.Stats()
 	}
 	diag.Flush()
 
@@ -80,7 +121,7 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := agg.WriteTo(out); err != nil {
+	if err := stream.WriteMerged(out, aggs); err != nil {
 		out.Abort()
 		return err
 	}
@@ -88,9 +129,9 @@ func run(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("stats") {
-		st, ps := agg.Stats(), ps.Stats()
+		st := aggs[0].Stats()
 		cmdutil.Statsf(c, "%d bytes read, %d samples folded (%d of other events, %d skipped), %d lines malformed, %d unique stacks, %d runs spilled, total %s",
-			in.BytesRead(), ps.Samples, ps.Filtered, ps.Skipped, diag.Count(), st.Unique, st.Runs, st.Total)
+			bytesRead(), ps.Samples, ps.Filtered, ps.Skipped, diag.Count(), st.Unique, st.Runs, st.Total)
 	}
 	return nil
 }

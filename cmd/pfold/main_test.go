@@ -197,7 +197,7 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 	tmp := t.TempDir()
 	// A slow input: the dump, then stdin held open, so pfold is still
 	// running (with runs spilled) when the signal comes.
-	cmd := exec.Command(bin, "--tid", "--mem", "16KiB", "--tmpdir", tmp, "../../testdata/perf/recorded/gobuild.txt.gz", "-")
+	cmd := exec.Command(bin, "--format", "perf-script", "--tid", "--mem", "16KiB", "--tmpdir", tmp, "../../testdata/perf/recorded/gobuild.txt.gz", "-")
 	stdin, _ := cmd.StdinPipe()
 	defer stdin.Close()
 	if err := cmd.Start(); err != nil {

@@ -1,0 +1,129 @@
+package ingest
+
+import (
+	"bytes"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
+)
+
+// FoldPerfScriptChunks folds the chunks of ch on len(aggs) goroutines,
+// one parser and one aggregator each; merge the aggregators with
+// stream.EachMerged. Chunks end at sample boundaries, so the result is
+// the same as a serial fold: the event filter, when not given, is the
+// first event of the input, found before the workers start.
+func FoldPerfScriptChunks(ch *stream.Chunker, opt PerfScriptOptions, diag *stream.Diag, aggs []*stream.Aggregator) (PerfScriptStats, error) {
+	first, err := ch.Next()
+	if err == io.EOF {
+		return PerfScriptStats{}, nil
+	}
+	if err != nil {
+		return PerfScriptStats{}, err
+	}
+	if opt.EventFilter == "" {
+		opt.EventFilter = firstEvent(first.Data)
+	}
+	if opt.Warn != nil {
+		opt.Warn = &onceWriter{w: opt.Warn}
+	}
+
+	work := make(chan *stream.Chunk, len(aggs))
+	parsers := make([]*PerfScript, len(aggs))
+	errs := make([]error, len(aggs))
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for i, agg := range aggs {
+		parsers[i] = NewPerfScript(opt, agg.Add, diag)
+		wg.Add(1)
+		go func(p *PerfScript, errp *error) {
+			defer wg.Done()
+			for c := range work {
+				if *errp == nil {
+					if *errp = foldChunk(p, c); *errp != nil {
+						stop.Store(true)
+					}
+				}
+				ch.Release(c)
+			}
+		}(parsers[i], &errs[i])
+	}
+
+	var readErr error
+	for c := first; ; {
+		work <- c
+		if c, readErr = ch.Next(); readErr != nil {
+			break
+		}
+		if stop.Load() {
+			ch.Release(c)
+			break
+		}
+	}
+	close(work)
+	wg.Wait()
+
+	var st PerfScriptStats
+	for _, p := range parsers {
+		s := p.Stats()
+		st.Samples += s.Samples
+		st.Filtered += s.Filtered
+		st.Skipped += s.Skipped
+		st.Events = max(st.Events, s.Events)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return st, err
+		}
+	}
+	if readErr != io.EOF {
+		return st, readErr
+	}
+	return st, nil
+}
+
+func foldChunk(p *PerfScript, c *stream.Chunk) error {
+	data, n := c.Data, c.Line
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if err := p.Line(c.Name, n, line); err != nil {
+			return err
+		}
+		n++
+	}
+	return p.End()
+}
+
+// firstEvent returns the event of the first sample header in data.
+func firstEvent(data []byte) string {
+	p := NewPerfScript(PerfScriptOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+	for len(data) > 0 && p.EventFilter() == "" {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		p.Line("", 0, line)
+	}
+	return p.EventFilter()
+}
+
+// onceWriter passes on the first write only: several parsers may each
+// want to note the same thing.
+type onceWriter struct {
+	once sync.Once
+	w    io.Writer
+}
+
+func (o *onceWriter) Write(b []byte) (int, error) {
+	o.once.Do(func() { o.w.Write(b) })
+	return len(b), nil
+}

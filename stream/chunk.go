@@ -1,0 +1,139 @@
+package stream
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"sync/atomic"
+)
+
+// Chunk is a run of whole lines from one input that ends at a record
+// boundary (a blank line, or the end of the input), so it can be parsed
+// apart from its neighbours.
+type Chunk struct {
+	Data []byte // whole lines; the last ends with '\n' unless the input did not
+	Name string // input name ("-" for standard input)
+	Line int    // number of the first line of Data in its input
+	buf  []byte
+}
+
+// Chunker cuts the named inputs (decompressed by magic bytes, "-" or none
+// for stdin) into Chunks at blank lines, for parallel parsing. Buffers are
+// recycled through Release, so a steady run allocates nothing.
+type Chunker struct {
+	names []string
+	next  int
+	stdin io.Reader
+	size  int
+	free  chan []byte
+
+	cur     io.ReadCloser
+	curRaw  *countingReader
+	name    string
+	line    int
+	carry   []byte // the start of the next chunk, read already
+	done    int64
+	rawRead atomic.Int64
+}
+
+// NewChunker returns a Chunker making chunks of about size bytes (larger
+// when a single record is larger). At most buffers chunks are out at once.
+func NewChunker(names []string, stdin io.Reader, size, buffers int) *Chunker {
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	c := &Chunker{names: names, stdin: stdin, size: size, free: make(chan []byte, buffers)}
+	for i := 0; i < buffers; i++ {
+		c.free <- nil // allocated on first use
+	}
+	return c
+}
+
+// Next returns the next chunk, or io.EOF after the last. It blocks while
+// every buffer is out.
+func (c *Chunker) Next() (*Chunk, error) {
+	for {
+		if c.cur == nil {
+			if c.next >= len(c.names) {
+				return nil, io.EOF
+			}
+			name := c.names[c.next]
+			c.next++
+			in, err := openFrom(name, c.stdin)
+			if err != nil {
+				return nil, err
+			}
+			c.cur, c.name, c.line, c.carry = in, displayName(name), 1, c.carry[:0]
+			if i, ok := in.(*input); ok {
+				c.curRaw = i.raw
+			}
+		}
+		buf := <-c.free
+		if cap(buf) < c.size {
+			buf = make([]byte, 0, c.size)
+		}
+		buf = append(buf[:0], c.carry...)
+		c.carry = c.carry[:0]
+		eof := false
+		for {
+			if len(buf) == cap(buf) {
+				// One record is larger than the buffer: grow it.
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := c.cur.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if c.curRaw != nil {
+				c.rawRead.Store(c.done + c.curRaw.n)
+			}
+			if err == io.EOF {
+				eof = true
+				break
+			}
+			if err != nil {
+				c.free <- buf
+				return nil, err
+			}
+			if len(buf) >= c.size*3/4 {
+				if cut := bytes.LastIndex(buf, []byte("\n\n")); cut >= 0 {
+					c.carry = append(c.carry, buf[cut+2:]...)
+					buf = buf[:cut+2]
+					break
+				}
+			}
+		}
+		if eof {
+			if c.curRaw != nil {
+				c.done += c.curRaw.n
+				c.curRaw = nil
+			}
+			c.cur.Close()
+			c.cur = nil
+		}
+		if len(buf) == 0 {
+			c.free <- buf
+			continue
+		}
+		ch := &Chunk{Data: buf, Name: c.name, Line: c.line, buf: buf}
+		c.line += bytes.Count(buf, []byte{'\n'})
+		return ch, nil
+	}
+}
+
+// Release gives a chunk's buffer back for reuse.
+func (c *Chunker) Release(ch *Chunk) { c.free <- ch.buf }
+
+// BytesRead returns the raw bytes read from the inputs so far; it is safe
+// to call from another goroutine.
+func (c *Chunker) BytesRead() int64 { return c.rawRead.Load() }
+
+// Close closes the input being read.
+func (c *Chunker) Close() error {
+	if c.cur != nil {
+		c.cur.Close()
+		c.cur = nil
+	}
+	return nil
+}
