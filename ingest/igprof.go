@@ -104,9 +104,9 @@ type IgProfParser struct {
 	dumps     int
 	broken    bool              // the current dump's header was malformed
 	counterOf map[string]int    // counter name → index in Counters
-	ctrIDs    map[uint64]int    // counter id of this dump → index
+	ctrIDs    idTable           // counter id of this dump → index in Counters
 	files     map[uint64]string // file id → path
-	fns       map[uint64]uint32 // function id → symbol
+	fns       idTable           // function id → symbol
 	symbols   []string          // symbol → name
 	symbolOf  map[string]uint32 // name → symbol
 
@@ -159,9 +159,9 @@ func (p *IgProfParser) Parse(line []byte) (IgProfLineKind, error) {
 func (p *IgProfParser) parseHeader(line []byte) error {
 	// A new dump: its ids restart, whether or not the header parses.
 	p.dumps++
-	p.ctrIDs = map[uint64]int{}
+	p.ctrIDs.reset()
 	p.files = map[uint64]string{}
-	p.fns = map[uint64]uint32{}
+	p.fns.reset()
 	p.truncate(0)
 	p.Header = IgProfHeader{}
 	err := p.parseHeaderFields(line)
@@ -258,9 +258,9 @@ func (p *IgProfParser) parseNode(line []byte) error {
 		if sym, s, err = p.parseFunction(s[1:], base); err != nil {
 			return err
 		}
-		p.fns[id] = sym
+		p.fns.set(id, sym)
 	} else {
-		sym, ok = p.fns[id]
+		sym, ok = p.fns.get(id)
 		if !ok {
 			return igSyntax("function FN%s used before its definition", formatUint(id, base))
 		}
@@ -397,12 +397,14 @@ func (p *IgProfParser) parseValues(s []byte, base int) error {
 				return igSyntax("bad counter definition V%s=(…)", formatUint(cid, base))
 			}
 			ctr = p.counter(s[2:i])
-			p.ctrIDs[cid] = ctr
+			p.ctrIDs.set(cid, uint32(ctr))
 			s = s[i+1:]
 		} else {
-			if ctr, ok = p.ctrIDs[cid]; !ok {
+			c, ok := p.ctrIDs.get(cid)
+			if !ok {
 				return igSyntax("counter V%s used before its definition", formatUint(cid, base))
 			}
+			ctr = int(c)
 		}
 		s, ok = bytes.CutPrefix(s, []byte(":("))
 		if !ok {
@@ -461,6 +463,45 @@ func (p *IgProfParser) counter(name []byte) int {
 	p.Counters = append(p.Counters, string(name))
 	p.counterOf[string(name)] = c
 	return c
+}
+
+// idTable maps the ids of a dump (FN<id>, V<id>) to values. igprof
+// numbers them densely from 0, so they index a slice; a sparse id, which
+// only a damaged dump has, goes to a map instead of growing the slice.
+type idTable struct {
+	dense  []uint32 // value+1, 0 for none
+	sparse map[uint64]uint32
+}
+
+func (t *idTable) reset() {
+	clear(t.dense)
+	t.dense = t.dense[:0]
+	t.sparse = nil
+}
+
+func (t *idTable) set(id uint64, v uint32) {
+	if id < uint64(len(t.dense)) {
+		t.dense[id] = v + 1
+		return
+	}
+	if id < uint64(2*len(t.dense)+1024) {
+		t.dense = append(t.dense, make([]uint32, int(id)+1-len(t.dense))...)
+		t.dense[id] = v + 1
+		return
+	}
+	if t.sparse == nil {
+		t.sparse = map[uint64]uint32{}
+	}
+	t.sparse[id] = v
+}
+
+func (t *idTable) get(id uint64) (uint32, bool) {
+	if id < uint64(len(t.dense)) {
+		v := t.dense[id]
+		return v - 1, v != 0
+	}
+	v, ok := t.sparse[id]
+	return v, ok
 }
 
 func hasByte(s []byte, c byte) bool { return len(s) > 0 && s[0] == c }
