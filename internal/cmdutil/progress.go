@@ -109,9 +109,17 @@ func progressWanted(forced, disabled, terminal bool, total int64, known bool) (w
 	return true, false
 }
 
-// startProgress starts the progress line of in, which reads the command's
-// arguments, if the options and the input call for one. Input calls it.
-func startProgress(c *cli.Context, in *stream.Reader) {
+// ByteCounter is a reader of the command's inputs that counts the bytes
+// read from them, safely from another goroutine: stream.Reader,
+// stream.Chunker.
+type ByteCounter interface{ BytesRead() int64 }
+
+// StartProgress starts the progress line of in, which reads the command's
+// file arguments, if the options and the input call for one. Input calls
+// it; a binary that reads its arguments otherwise calls it itself.
+func StartProgress(c *cli.Context, in ByteCounter) { startProgress(c, in) }
+
+func startProgress(c *cli.Context, in ByteCounter) {
 	e, ok := c.App.ErrWriter.(*errWriter)
 	if !ok {
 		return // not run by Run: no way to keep messages off the line
@@ -154,7 +162,7 @@ func startProgress(c *cli.Context, in *stream.Reader) {
 }
 
 // tick redraws p from in's byte count until p is stopped.
-func (e *errWriter) tick(p *progress, in *stream.Reader) {
+func (e *errWriter) tick(p *progress, in ByteCounter) {
 	defer close(p.done)
 	t := time.NewTicker(progressInterval)
 	defer t.Stop()

@@ -1,0 +1,146 @@
+// Package cmdtest checks that a pfold binary follows the toolkit's
+// conventions for --help, --version, its man page and shell completion.
+// Each binary's tests call it with the binary's app constructor:
+//
+//	func TestHelpConventions(t *testing.T) { cmdtest.CheckHelp(t, newApp) }
+package cmdtest
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/urfave/cli/v2"
+)
+
+// CheckHelp reports, as test errors, every way newApp's binary breaks
+// the conventions (see HelpProblems).
+func CheckHelp(t testing.TB, newApp func() *cli.App) {
+	t.Helper()
+	for _, p := range HelpProblems(newApp) {
+		t.Error(p)
+	}
+}
+
+// run runs a fresh app with args through cmdutil.Run.
+func run(newApp func() *cli.App, args ...string) (app *cli.App, stdout, stderr string, status int) {
+	app = newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader("")
+	status = cmdutil.Run(app, append([]string{app.Name}, args...))
+	return app, out.String(), errw.String(), status
+}
+
+var readsWrites = regexp.MustCompile(`(?is)\bread.*\bwrit`)
+
+// HelpProblems returns what is wrong with the binary of newApp: its
+// --help must exit 0, say what it reads and what it writes, list every
+// option with a default, and end with an EXAMPLES section of at least
+// two pipelines that use the binary; --version must print the binary's
+// name and the module version; the man page and the bash, zsh and fish
+// completion scripts must name every option.
+func HelpProblems(newApp func() *cli.App) []string {
+	var problems []string
+	report := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+
+	app, help, stderr, status := run(newApp, "--help")
+	name := app.Name
+	if status != 0 || stderr != "" {
+		report("%s --help: exit %d, stderr %q", name, status, stderr)
+	}
+	if !readsWrites.MatchString(help) {
+		report("%s --help does not say what it reads and what it writes", name)
+	}
+
+	flagLines := map[string]string{} // first name → its help line
+	for _, line := range strings.Split(help, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "-") {
+			n := strings.TrimLeft(strings.FieldsFunc(t, func(r rune) bool { return r == ' ' || r == ',' || r == '\t' })[0], "-")
+			flagLines[n] = t
+		}
+	}
+	var names []string
+	for _, f := range app.VisibleFlags() {
+		first := f.Names()[0]
+		if f == cli.HelpFlag || f == cli.VersionFlag {
+			continue
+		}
+		names = append(names, f.Names()...)
+		line, ok := flagLines[first]
+		if !ok {
+			report("%s --help does not list --%s", name, first)
+			continue
+		}
+		for _, n := range f.Names()[1:] {
+			if !regexp.MustCompile(`(^|[\s,])` + regexp.QuoteMeta(dashed(n)) + `([\s,=]|$)`).MatchString(line) {
+				report("%s --help: --%s's line does not give its other name %s: %q", name, first, dashed(n), line)
+			}
+		}
+		if !strings.Contains(line, "(default: ") {
+			report("%s --help: --%s has no default: %q", name, first, line)
+		}
+	}
+
+	_, ex, ok := strings.Cut(help, "\nEXAMPLES:\n")
+	if !ok {
+		report("%s --help has no EXAMPLES section", name)
+	} else {
+		examples := strings.Split(strings.TrimSpace(ex), "\n")
+		if len(examples) < 2 {
+			report("%s --help has %d example, want two or three", name, len(examples))
+		}
+		for _, e := range examples {
+			if e = strings.TrimSpace(e); e == "" || !regexp.MustCompile(`(^|[|(;&]\s*|\s)`+regexp.QuoteMeta(name)+`(\s|$)`).MatchString(e) {
+				report("%s --help: example %q does not run %s (or the section is not the end of the help)", name, e, name)
+			}
+		}
+	}
+
+	_, version, stderr, status := run(newApp, "--version")
+	if status != 0 || stderr != "" || !strings.Contains(version, name) || !strings.Contains(version, cmdutil.Version()) {
+		report("%s --version: exit %d, stdout %q, stderr %q; want the name and %q", name, status, version, stderr, cmdutil.Version())
+	}
+
+	docs := map[string][]string{
+		"man page":        {"--generate-man"},
+		"bash completion": {"--generate-completion", "bash"},
+		"zsh completion":  {"--generate-completion", "zsh"},
+		"fish completion": {"--generate-completion", "fish"},
+	}
+	for what, args := range docs {
+		_, text, stderr, status := run(newApp, args...)
+		if status != 0 || stderr != "" || text == "" {
+			report("%s %s: exit %d, stderr %q", name, strings.Join(args, " "), status, stderr)
+			continue
+		}
+		for _, n := range names {
+			want := dashed(n)
+			if what == "man page" {
+				want = strings.ReplaceAll(want, "-", `\-`) // roff escapes the dashes…
+				if !strings.Contains(text, want) {
+					want = dashed(n) // …or not, depending on md2man's version
+				}
+			}
+			if what == "fish completion" {
+				want = " -l " + n
+				if len(n) == 1 {
+					want = " -s " + n
+				}
+			}
+			if !strings.Contains(text, want) {
+				report("%s's %s does not name %s", name, what, dashed(n))
+			}
+		}
+	}
+	return problems
+}
+
+func dashed(n string) string {
+	if len(n) == 1 {
+		return "-" + n
+	}
+	return "--" + n
+}
