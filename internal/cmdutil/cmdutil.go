@@ -93,6 +93,10 @@ func Run(app *cli.App, args []string) int {
 		app.CustomAppHelpTemplate = cli.AppHelpTemplate + "\nEXAMPLES:\n" + indent(ex) + "\n"
 	}
 	addMissingFlags(app, ProgressFlags()...)
+	fillDefaultTexts(app.Flags)
+	if status, ok := generateDocs(app, args); ok {
+		return status
+	}
 	// Messages on stderr clear the progress line (see progress.go).
 	if e, ok := app.ErrWriter.(*errWriter); ok {
 		app.ErrWriter = e.w
