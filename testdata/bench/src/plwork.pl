@@ -1,5 +1,5 @@
 # plwork: a Perl workload (hashes, sorting, regexps, string building)
-# recorded with perf record -g for the pfold benchmark dumps.
+# recorded with perf record --call-graph dwarf for the pfold benchmark dumps.
 use strict; use warnings;
 my $deadline = time + ($ARGV[0] // 3);
 my $sink = 0; my $x = 1;

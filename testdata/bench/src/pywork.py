@@ -1,5 +1,5 @@
 # pywork: a Python workload (dicts, sorting, regexps, json, recursion)
-# recorded with perf record -g for the pfold benchmark dumps.
+# recorded with perf record --call-graph dwarf for the pfold benchmark dumps.
 import json, re, sys, time, collections
 
 def make_records(n, seed):
