@@ -70,17 +70,15 @@ type PerfScript struct {
 	srcWant  int     // source lines still expected for pend
 	srcNext  int     // index of the piece the next source line belongs to
 
-	noIP       bool // this input's frame lines carry no ip field
-	events     []string
-	noted      bool
-	key        []byte
-	cache      map[string]*cachedFrame
-	cacheBytes int64
-	scratch    []byte
-	fallback   []byte
-	rust       []byte
-	stack      []byte
-	tok        [][2]int
+	noIP     bool // this input's frame lines carry no ip field
+	events   []string
+	noted    bool
+	cache    frameCache
+	scratch  []byte
+	fallback []byte
+	rust     []byte
+	stack    []byte
+	tok      [][2]int
 
 	stats PerfScriptStats
 }

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"slices"
 	"strconv"
 )
 
@@ -87,44 +86,60 @@ func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 	if p.skip || p.skipRest {
 		return nil
 	}
-	key := append(p.key[:0], 0)
-	if bytes.HasPrefix(p.pname, []byte("java")) {
-		key[0] = 1 // java names are tidied differently
+	key := trimSpace(line)
+	java := bytes.HasPrefix(p.pname, []byte("java"))
+	h := hashLine(java, key)
+	if p.cache.limit == 0 {
+		p.cache.limit = p.cacheLimit()
 	}
-	key = append(key, bytes.Trim(line, " \t\r")...)
-	p.key = key
-	e, ok := p.cache[string(key)]
-	if !ok {
+	e := p.cache.lookup(h, key)
+	if e == nil {
 		noIP := p.noIP
 		skipAfter, err := p.parseFrame(name, lineNo, line)
 		if err != nil {
 			return err
 		}
-		e = &cachedFrame{text: bytes.Clone(p.pend), ends: slices.Clone(p.pendEnds), srcWant: p.srcWant, skipAfter: skipAfter}
-		switch {
-		case p.noIP != noIP || p.cacheBytes > p.cacheLimit():
-			// The layout turned out to have no ip field, or the cache is
-			// full: what it holds may be stale or is too much.
-			clear(p.cache)
-			p.cacheBytes = 0
-		case p.cache == nil:
-			p.cache = make(map[string]*cachedFrame)
+		if p.noIP != noIP {
+			// The layout turned out to have no ip field: what the cache
+			// holds was parsed under the other assumption.
+			p.cache.reset()
 		}
-		p.cache[string(key)] = e
-		p.cacheBytes += int64(len(key) + len(e.text) + 4*len(e.ends) + 64)
-	} else {
-		p.pend = append(p.pend[:0], e.text...)
-		p.pendEnds = append(p.pendEnds[:0], e.ends...)
-		p.srcWant = e.srcWant
+		p.cache.insert(h, key, p.pend, p.pendEnds, p.srcWant, skipAfter)
+		p.srcNext = 0
+		if p.srcWant == 0 || skipAfter {
+			p.commit()
+		}
+		p.skipRest = skipAfter
+		return nil
 	}
+	text := p.cache.text(e)
+	if e.nends == 1 && e.srcWant == 0 && !e.skipAfter {
+		// The common case: one frame, straight to the committed frames.
+		p.frames = append(p.frames, text...)
+		p.ends = append(p.ends, int32(len(p.frames)))
+		return nil
+	}
+	p.pend = append(p.pend[:0], text...)
+	p.pendEnds = append(p.pendEnds[:0], p.cache.pieceEnds(e)...)
+	p.srcWant = int(e.srcWant)
 	p.srcNext = 0
 	if p.srcWant == 0 || e.skipAfter {
 		p.commit()
 	}
-	if e.skipAfter {
-		p.skipRest = true
-	}
+	p.skipRest = e.skipAfter
 	return nil
+}
+
+// trimSpace trims spaces, tabs and a carriage return from both ends.
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && (b[i] == ' ' || b[i] == '\t') {
+		i++
+	}
+	for j > i && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\r') {
+		j--
+	}
+	return b[i:j]
 }
 
 func (p *PerfScript) cacheLimit() int64 {
@@ -132,13 +147,6 @@ func (p *PerfScript) cacheLimit() int64 {
 		return p.opt.FrameCache
 	}
 	return 32 << 20
-}
-
-type cachedFrame struct {
-	text      []byte
-	ends      []int32
-	srcWant   int
-	skipAfter bool
 }
 
 // parseFrame parses a frame line into the pending pieces and reports

@@ -92,3 +92,25 @@ func BenchmarkFold(b *testing.B) {
 		p.End()
 	}
 }
+
+// BenchmarkFoldChunks is pfold's whole path on a real Go-build recording:
+// chunking, parsing and aggregation with one worker.
+func BenchmarkFoldChunks(b *testing.B) {
+	r := stream.NewReader([]string{"../testdata/perf/recorded/gobuild.txt.gz"})
+	var data []byte
+	for r.Scan() {
+		data = append(append(data, r.Bytes()...), '\n')
+	}
+	path := b.TempDir() + "/gobuild.txt"
+	os.WriteFile(path, bytes.Repeat(data, 4), 0o644)
+	b.SetBytes(int64(4 * len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		agg := stream.NewAggregator(stream.Options{})
+		ch := stream.NewChunker([]string{path}, nil, 4<<20, 4)
+		if _, err := FoldPerfScriptChunks(ch, PerfScriptOptions{}, stream.NewDiag(new(bytes.Buffer), false), []*stream.Aggregator{agg}); err != nil {
+			b.Fatal(err)
+		}
+		agg.Close()
+	}
+}

@@ -1,0 +1,111 @@
+package ingest
+
+import (
+	"bytes"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// frameCache maps the text of a frame line to its folded pieces. It is an
+// open-addressing table over one byte arena (key, then the pieces'
+// text), which costs fewer cache misses per lookup than a Go map of
+// strings to pointers; frame lines are looked up once per line of input.
+type frameCache struct {
+	slots   []uint32 // entry index + 1; 0 is empty
+	entries []cacheEntry
+	arena   []byte
+	ends    []int32 // piece ends, relative to the entry's text
+	limit   int64
+}
+
+type cacheEntry struct {
+	hash      uint64
+	off       uint32 // key at arena[off:off+klen], text right after
+	klen      uint32
+	tlen      uint32
+	endOff    uint32 // ends[endOff:endOff+nends]
+	nends     uint16
+	srcWant   uint16
+	skipAfter bool
+}
+
+func (c *frameCache) size() int64 {
+	return int64(cap(c.arena)) + int64(cap(c.entries))*40 + int64(len(c.slots))*4 + int64(cap(c.ends))*4
+}
+
+func (c *frameCache) lookup(h uint64, key []byte) *cacheEntry {
+	if len(c.slots) == 0 {
+		return nil
+	}
+	mask := uint64(len(c.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		s := c.slots[i]
+		if s == 0 {
+			return nil
+		}
+		e := &c.entries[s-1]
+		if e.hash == h && bytes.Equal(c.arena[e.off:e.off+e.klen], key) {
+			return e
+		}
+	}
+}
+
+func (c *frameCache) text(e *cacheEntry) []byte {
+	start := e.off + e.klen
+	return c.arena[start : start+e.tlen]
+}
+
+func (c *frameCache) pieceEnds(e *cacheEntry) []int32 {
+	return c.ends[e.endOff : e.endOff+uint32(e.nends)]
+}
+
+// insert adds key → pieces, emptying the cache first when it is full.
+func (c *frameCache) insert(h uint64, key, text []byte, ends []int32, srcWant int, skipAfter bool) {
+	if len(ends) > 1<<15 || srcWant > 1<<15 || len(c.arena)+len(key)+len(text) > 1<<31 {
+		return // absurd lines are parsed each time
+	}
+	if c.size()+int64(len(key)+len(text)+64) > c.limit {
+		c.reset()
+	}
+	if 2*(len(c.entries)+1) > len(c.slots) {
+		c.grow()
+	}
+	e := cacheEntry{hash: h, off: uint32(len(c.arena)), klen: uint32(len(key)), tlen: uint32(len(text)),
+		endOff: uint32(len(c.ends)), nends: uint16(len(ends)), srcWant: uint16(srcWant), skipAfter: skipAfter}
+	c.arena = append(append(c.arena, key...), text...)
+	c.ends = append(c.ends, ends...)
+	c.entries = append(c.entries, e)
+	c.place(h, uint32(len(c.entries)))
+}
+
+func (c *frameCache) place(h uint64, idx uint32) {
+	mask := uint64(len(c.slots) - 1)
+	i := h & mask
+	for c.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	c.slots[i] = idx
+}
+
+func (c *frameCache) grow() {
+	n := max(1024, 2*len(c.slots))
+	c.slots = make([]uint32, n)
+	for i := range c.entries {
+		c.place(c.entries[i].hash, uint32(i+1))
+	}
+}
+
+func (c *frameCache) reset() {
+	clear(c.slots)
+	c.entries = c.entries[:0]
+	c.arena = c.arena[:0]
+	c.ends = c.ends[:0]
+}
+
+func hashLine(javaSeed bool, line []byte) uint64 {
+	h := xxhash.Sum64(line)
+	if javaSeed {
+		h = ^h // java names are tidied differently: another key
+	}
+	return h
+}
