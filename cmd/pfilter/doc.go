@@ -3,8 +3,9 @@ Pfilter filters and rewrites folded stacks.
 
 It reads folded stacks, "root;…;leaf COUNT" per line, and writes folded
 stacks after a list of transforms, applied to every stack in the order
-they are written on the command line: --replace 's/a/b/' --grep b keeps
-the stacks that had a frame a, --grep b --replace 's/a/b/' does not.
+they are written on the command line: --replace 's/^a$/b/' --grep '^b$'
+keeps the stacks that had a frame a or b, --grep '^b$' --replace
+'s/^a$/b/' only those that had b.
 
 Usage:
 
@@ -46,7 +47,7 @@ transform's share.
 Examples:
 
 	pfold perf.txt | pfilter --no-root --grep-v '^cpu_idle' | flamegraph.pl > busy.svg
-	pfilter --from '^main$' --replace 's/\(.*//' --drop-frame '^interp_' app.folded
+	pfilter --from '^main$' --replace 's/\(.*$//' --drop-frame '^interp_' app.folded
 	pfilter --strip-addrs --max-depth 12 --top 100 --stats big.folded.zst -o top.folded
 */
 package main

@@ -27,24 +27,24 @@ func newApp() *cli.App {
 			"--mem) before a --min-count or --top that follows and at the end; otherwise\n" +
 			"stacks stream through in input order.",
 		Flags: append([]cli.Flag{
-			order.value(&cli.StringFlag{Name: "grep", Usage: "keep the stacks where some frame matches `RE`"}),
-			order.value(&cli.StringFlag{Name: "grep-v", Usage: "drop the stacks where some frame matches `RE`"}),
-			order.value(&cli.StringFlag{Name: "focus", Usage: "keep the stacks passing through a frame matching `RE` (as --grep)"}),
-			order.value(&cli.StringFlag{Name: "from", Aliases: []string{"skip-after"}, Usage: "drop the frames rootward of the first frame matching `RE`"}),
-			order.value(&cli.StringFlag{Name: "to", Usage: "drop the frames leafward of the last frame matching `RE`"}),
-			order.value(&cli.StringFlag{Name: "drop-frame", Usage: "remove the frames matching `RE` (a stack left empty is dropped)"}),
-			order.value(&cli.StringFlag{Name: "replace", Usage: "sed substitution `s/RE/REPL/[gi]` on each frame name; \\1 and & in REPL (repeatable)"}),
+			order.value(&cli.StringFlag{Name: "grep", Usage: "keep the stacks where some frame matches `RE`", DefaultText: "none"}),
+			order.value(&cli.StringFlag{Name: "grep-v", Usage: "drop the stacks where some frame matches `RE`", DefaultText: "none"}),
+			order.value(&cli.StringFlag{Name: "focus", Usage: "keep the stacks passing through a frame matching `RE` (as --grep)", DefaultText: "none"}),
+			order.value(&cli.StringFlag{Name: "from", Aliases: []string{"skip-after"}, Usage: "drop the frames rootward of the first frame matching `RE`", DefaultText: "none"}),
+			order.value(&cli.StringFlag{Name: "to", Usage: "drop the frames leafward of the last frame matching `RE`", DefaultText: "none"}),
+			order.value(&cli.StringFlag{Name: "drop-frame", Usage: "remove the frames matching `RE` (a stack left empty is dropped)", DefaultText: "none"}),
+			order.value(&cli.StringFlag{Name: "replace", Usage: "sed substitution `s/RE/REPL/[gi]` on each frame name; \\1 and & in REPL (repeatable)", DefaultText: "none"}),
 			order.bool(&cli.BoolFlag{Name: "strip-addrs", Usage: "write hex addresses (0x7f05aabb2bc9) as 0x..., as difffolded.pl -s", DefaultText: "false"}),
 			order.bool(&cli.BoolFlag{Name: "no-root", Usage: "drop the root frame (pfold's process name); one-frame stacks are dropped", DefaultText: "false"}),
-			order.value(&cli.StringFlag{Name: "max-depth", Usage: "keep the `N` rootmost frames of each stack"}),
-			order.value(&cli.StringFlag{Name: "min-count", Usage: "keep the stacks whose count is at least `N`"}),
-			order.value(&cli.StringFlag{Name: "top", Usage: "keep the `N` heaviest stacks"}),
+			order.value(&cli.StringFlag{Name: "max-depth", Usage: "keep the `N` rootmost frames of each stack", DefaultText: "none"}),
+			order.value(&cli.StringFlag{Name: "min-count", Usage: "keep the stacks whose count is at least `N`", DefaultText: "none"}),
+			order.value(&cli.StringFlag{Name: "top", Usage: "keep the `N` heaviest stacks", DefaultText: "none"}),
 			&cli.BoolFlag{Name: "no-merge", Usage: "never aggregate: write each line as it comes (--top keeps the heaviest lines)", DefaultText: "false"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of stacks in and out, and what each transform dropped, to stderr", DefaultText: "false"},
 		}, cmdutil.AggregateFlags()...),
 		Metadata: map[string]any{"examples": "pfold perf.txt | pfilter --no-root --grep-v '^cpu_idle' | flamegraph.pl > busy.svg\n" +
-			"pfilter --from '^main$' --replace 's/\\(.*//' --drop-frame '^interp_' app.folded\n" +
+			"pfilter --from '^main$' --replace 's/\\(.*$//' --drop-frame '^interp_' app.folded\n" +
 			"pfilter --strip-addrs --max-depth 12 --top 100 --stats big.folded.zst -o top.folded"},
 		Action: func(c *cli.Context) error { return run(c, order.list) },
 	}

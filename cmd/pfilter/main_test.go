@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/internal/cmdutil"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/pfilter/golden")
+
+const iperf = "../../testdata/pfilter/iperf.folded"
+
+func pfilter(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	app := newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
+	code := cmdutil.Run(app, append([]string{"pfilter"}, args...))
+	return out.String(), errw.String(), code
+}
+
+func read(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("../../testdata/pfilter/golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+// totals parses --stats: the total in, the total out and what each
+// transform dropped must add up.
+var statsRE = regexp.MustCompile(`total (\d+)\)`)
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"grep=tcp_sendmsg.folded", []string{"--grep", "tcp_sendmsg"}},
+		{"grep-v=schedule.folded", []string{"--grep-v", "schedule"}},
+		{"focus=sys_recvfrom.folded", []string{"--focus", "^sys_recvfrom$"}},
+		{"from=entry_SYSCALL_64_fastpath.folded", []string{"--from", "^entry_SYSCALL_64_fastpath$"}},
+		{"to=tcp_recvmsg.folded", []string{"--to", "^tcp_recvmsg$"}},
+		{"drop-frame=unknown.folded", []string{"--drop-frame", `^\[unknown`}},
+		{"replace=threads.folded", []string{"--replace", `s/^iperf-[0-9]+\/[0-9]+$/iperf/`}},
+		{"replace=addrs.strip-addrs.folded", []string{"--replace", `s/<([0-9a-f]+)>/0x\1/`, "--strip-addrs"}},
+		{"replace=g.i.folded", []string{"--replace", `s/TCP_/T_/gi`}},
+		{"no-root.folded", []string{"--no-root"}},
+		{"max-depth=3.folded", []string{"--max-depth", "3"}},
+		{"min-count=2.folded", []string{"--min-count", "2"}},
+		{"top=5.folded", []string{"--top", "5"}},
+		{"no-root.top=5.folded", []string{"--no-root", "--top", "5"}},
+		{"no-root.no-merge.folded", []string{"--no-root", "--no-merge"}},
+		{"no-root.min-count=3.folded", []string{"--no-root", "--min-count=3"}},
+		{"no-root.min-count=3.no-merge.folded", []string{"--no-root", "--min-count=3", "--no-merge"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			stdout, stderr, code := pfilter(t, "", append([]string{iperf, "--stats"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			golden(t, tc.golden, stdout)
+			// The counts in, out and dropped add up.
+			m := statsRE.FindAllStringSubmatch(stderr, -1)
+			if len(m) < 2 {
+				t.Fatalf("--stats: %s", stderr)
+			}
+			var in, rest int
+			for i, s := range m {
+				var n int
+				for _, d := range s[1] {
+					n = 10*n + int(d-'0')
+				}
+				if i == 0 {
+					in = n
+				} else {
+					rest += n
+				}
+			}
+			if in != rest {
+				t.Errorf("total in %d, out plus dropped %d: %s", in, rest, stderr)
+			}
+		})
+	}
+}
+
+func TestGrepMatchesFrames(t *testing.T) {
+	// --grep keeps exactly the input lines with a frame matching RE.
+	re := regexp.MustCompile(`^tcp_.*msg$`)
+	var want strings.Builder
+	for _, l := range strings.SplitAfter(read(t, iperf), "\n") {
+		if l == "" {
+			continue
+		}
+		stack := l[:strings.LastIndexByte(l, ' ')]
+		for _, f := range strings.Split(stack, ";") {
+			if re.MatchString(f) {
+				want.WriteString(l)
+				break
+			}
+		}
+	}
+	got, _, _ := pfilter(t, "", "--grep", re.String(), iperf)
+	if got != want.String() || got == "" {
+		t.Errorf("--grep differs from a frame-by-frame match")
+	}
+}
+
+func TestOrderMatters(t *testing.T) {
+	in := "p;tcp_sendmsg;x 1\np;udp_sendmsg;y 2\n"
+	a, _, _ := pfilter(t, in, "--replace", "s/^udp_/tcp_/", "--grep", "^tcp_sendmsg$")
+	b, _, _ := pfilter(t, in, "--grep", "^tcp_sendmsg$", "--replace", "s/^udp_/tcp_/")
+	if a != "p;tcp_sendmsg;x 1\np;tcp_sendmsg;y 2\n" || b != "p;tcp_sendmsg;x 1\n" {
+		t.Errorf("replace then grep: %q; grep then replace: %q", a, b)
+	}
+	// Options after the file keep their order too.
+	c, _, _ := pfilter(t, "", "-", "--grep", "^tcp_sendmsg$", "--replace", "s/^udp_/tcp_/")
+	d, _, _ := pfilter(t, in, "--replace", "s/^udp_/tcp_/", "-", "--grep", "^tcp_sendmsg$")
+	if c != "" || d != a {
+		t.Errorf("options after files: %q, %q", c, d)
+	}
+	// --no-root then --max-depth 1 keeps the second frame; the other way
+	// round drops every stack.
+	e, _, _ := pfilter(t, in, "--no-root", "--max-depth", "1")
+	f, _, _ := pfilter(t, in, "--max-depth", "1", "--no-root")
+	if e != "tcp_sendmsg 1\nudp_sendmsg 2\n" || f != "" {
+		t.Errorf("--no-root --max-depth 1: %q; --max-depth 1 --no-root: %q", e, f)
+	}
+}
+
+func TestSkipAfterIsFrom(t *testing.T) {
+	a, _, _ := pfilter(t, "", iperf, "--from", "^sock_recvmsg$")
+	b, _, _ := pfilter(t, "", iperf, "--skip-after", "^sock_recvmsg$")
+	if a != b || a == read(t, iperf) {
+		t.Errorf("--skip-after differs from --from, or changed nothing")
+	}
+	// Two --replace in order.
+	c, _, _ := pfilter(t, "a;b 1\n", "--replace", "s/a/b/", "--replace", "s/b/c/g")
+	if c != "c;c 1\n" {
+		t.Errorf("two --replace: %q", c)
+	}
+}
+
+func TestSpillingAggregation(t *testing.T) {
+	want, _, _ := pfilter(t, "", iperf, "--no-root")
+	got, stderr, code := pfilter(t, "", iperf, "--no-root", "--mem", "4KiB", "--tmpdir", t.TempDir(), "--stats")
+	if code != 0 || got != want || strings.Contains(stderr, " 0 runs spilled") {
+		t.Errorf("exit %d, equal %v: %s", code, got == want, stderr)
+	}
+}
+
+func TestMalformedAndUsage(t *testing.T) {
+	in := "a;b 1\nbroken\na;c 2.5\n"
+	stdout, stderr, code := pfilter(t, in, "--no-root", "--stats")
+	if code != 0 || stdout != "b 1\nc 2.5\n" || !strings.Contains(stderr, "-:2: no count") || !strings.Contains(stderr, "1 lines malformed") {
+		t.Errorf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
+	}
+	if _, stderr, code := pfilter(t, in, "--strict"); code != 1 || !strings.Contains(stderr, "-:2:") {
+		t.Errorf("--strict: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"--grep", "("}, {"--grep", ""}, {"--replace", "s/a/b"}, {"--replace", "y/a/b/"},
+		{"--max-depth", "0"}, {"--top", "x"}, {"--min-count", "-1"}, {"--from", "a", "--skip-after", "b"},
+	} {
+		if _, stderr, code := pfilter(t, in, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+	}
+}
