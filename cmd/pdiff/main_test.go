@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/internal/cmdutil"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/pdiff/golden")
+
+const data = "../../testdata/pdiff/"
+
+func pdiff(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	app := newApp()
+	var out, errw bytes.Buffer
+	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
+	code := cmdutil.Run(app, append([]string{"pdiff"}, args...))
+	return out.String(), errw.String(), code
+}
+
+func read(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// sortedLines returns text with its lines sorted bytewise.
+func sortedLines(text string) string {
+	lines := strings.SplitAfter(text, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "")
+}
+
+// sortedCopy writes the lines of name sorted, for the streamed path.
+func sortedCopy(t *testing.T, name string) string {
+	p := filepath.Join(t.TempDir(), filepath.Base(name))
+	// Sort by stack, which is what sortedness means for folded lines.
+	lines := strings.Split(strings.TrimSuffix(read(t, name), "\n"), "\n")
+	sort.SliceStable(lines, func(i, j int) bool {
+		return stackOf(lines[i]) < stackOf(lines[j])
+	})
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func stackOf(line string) string {
+	if i := strings.LastIndexByte(line, ' '); i >= 0 {
+		return line[:i]
+	}
+	return line
+}
+
+// TestInferno compares pdiff with inferno's expected results: the same
+// lines, which pdiff writes sorted (inferno in hash order). Each case
+// runs on the files as they are (unsorted: aggregated), on sorted copies
+// (streamed) and with BEFORE on stdin.
+func TestInferno(t *testing.T) {
+	for _, tc := range []struct {
+		result, before string
+		args           []string
+	}{
+		{"default", "before.txt", nil},
+		{"normalize", "before.txt", []string{"-n"}},
+		{"normalize", "before.txt", []string{"--normalize"}},
+		{"strip_hex", "before.txt", []string{"-s"}},
+		{"strip_hex", "before.txt", []string{"--strip-hex"}},
+		{"fractionals", "before_fractionals.txt", nil},
+	} {
+		want := sortedLines(read(t, data+"results/"+tc.result+".txt"))
+		before, after := data+tc.before, data+"after.txt"
+		for _, way := range []string{"files", "sorted", "stdin"} {
+			t.Run(fmt.Sprintf("%s%v/%s", tc.result, tc.args, way), func(t *testing.T) {
+				stdin := ""
+				b, a := before, after
+				switch way {
+				case "sorted":
+					b, a = sortedCopy(t, before), sortedCopy(t, after)
+				case "stdin":
+					stdin, b = read(t, before), "-"
+				}
+				got, stderr, code := pdiff(t, stdin, append(tc.args, b, a, "--stats")...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				if got != want {
+					t.Errorf("got\n%swant (inferno's %s.txt, sorted)\n%s", got, tc.result, want)
+				}
+				how := "aggregated"
+				if way == "sorted" && !strings.Contains(strings.Join(tc.args, ""), "s") {
+					how = "streamed"
+				}
+				if !strings.Contains(stderr, "before: total") || !strings.Contains(stderr, "("+how+")") {
+					t.Errorf("--stats: want %s: %s", how, stderr)
+				}
+				if tc.result == "fractionals" && !strings.Contains(stderr, "fractional counts truncated") {
+					t.Errorf("no warning about truncated fractions: %s", stderr)
+				}
+			})
+		}
+	}
+}
+
+func TestBadLine(t *testing.T) {
+	// inferno warns about bad_before.txt's line without a count, once.
+	got, stderr, code := pdiff(t, "", data+"bad_before.txt", data+"after.txt")
+	if code != 0 || strings.Count(stderr, "warning:") != 1 || !strings.Contains(stderr, "bad_before.txt:3: no count") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(got, "__fdget_pos_[k] 11") || !strings.Contains(got, "dd;[unknown];read;system_call_[k];__fdget_pos_[k] 0 15\n") {
+		t.Errorf("the bad line was not skipped:\n%s", got)
+	}
+	if _, stderr, code := pdiff(t, "", "--strict", data+"bad_before.txt", data+"after.txt"); code != 1 || !strings.Contains(stderr, "bad_before.txt:3") {
+		t.Errorf("--strict: exit %d: %s", code, stderr)
+	}
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join(data, "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
+	}
+}
+
+// TestGolden covers options inferno has no expected file for.
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"decimals.txt", []string{"--decimals", data + "before_fractionals.txt", data + "after.txt"}},
+		{"decimals.normalize.txt", []string{"--decimals", "-n", data + "before_fractionals.txt", data + "after.txt"}},
+		{"normalize.strip-hex.txt", []string{"-n", "-s", data + "before.txt", data + "after.txt"}},
+		{"reversed.txt", []string{data + "after.txt", data + "before.txt"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			got, stderr, code := pdiff(t, "", tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			golden(t, tc.golden, got)
+		})
+	}
+}
+
+// TestDecimalsAsDifffolded: --decimals keeps fractions as difffolded.pl
+// does; its sums print at 15 significant digits, ours in the shortest
+// form that reads back exactly, so compare the numbers.
+func TestDecimalsAsDifffolded(t *testing.T) {
+	got, _, _ := pdiff(t, "", "--decimals", data+"before_fractionals.txt", data+"after.txt")
+	for _, want := range []string{
+		"dd;[unknown];read 14.234398324872284 13\n",
+		"dd;[unknown];read;system_call_[k];__fdget_pos_[k] 11.98 15\n",
+		"dd;[unknown];write;system_call_[k];sys_write_[k];vfs_write_[k];fsnotify_[k];__srcu_read_unlock_[k] 20 15\n",
+		"dd;write;system_call_[k];sys_write_[k];__fdget_pos_[k];__fdget_[k];__fget_light_[k] 0 12\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestLargeSpilled diffs inputs far larger than a tiny --mem: the
+// aggregated sides spill, the sorted ones stream, and all agree.
+func TestLargeSpilled(t *testing.T) {
+	var before, after strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&before, "app;main;handler_%05d;leaf_%d %d\n", (i*7919)%20000, i%3, 1+i%5)
+		if i%4 != 0 {
+			fmt.Fprintf(&after, "app;main;handler_%05d;leaf_%d %d\n", (i*104729)%20000, i%3, 2+i%3)
+		}
+	}
+	dir := t.TempDir()
+	b, a := filepath.Join(dir, "before"), filepath.Join(dir, "after")
+	os.WriteFile(b, []byte(before.String()), 0o644)
+	os.WriteFile(a, []byte(after.String()), 0o644)
+	want, _, code := pdiff(t, "", "-n", b, a)
+	if code != 0 || strings.Count(want, "\n") < 20000 {
+		t.Fatalf("exit %d, %d lines", code, strings.Count(want, "\n"))
+	}
+	got, stderr, code := pdiff(t, "", "-n", "--mem", "64KiB", "--tmpdir", t.TempDir(), b, a)
+	if code != 0 || got != want {
+		t.Errorf("spilled: exit %d, equal %v: %s", code, got == want, stderr)
+	}
+	got, stderr, code = pdiff(t, "", "-n", "--stats", sortedCopy(t, b), sortedCopy(t, a))
+	if code != 0 || got != want || strings.Count(stderr, "(streamed)") != 2 {
+		t.Errorf("streamed: exit %d, equal %v: %s", code, got == want, stderr)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	for _, args := range [][]string{{}, {data + "before.txt"}, {data + "before.txt", data + "after.txt", data + "after.txt"}, {"-", "-"}, {"--bogus", "a", "b"}} {
+		if _, stderr, code := pdiff(t, "", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+	}
+	if _, _, code := pdiff(t, "", data+"missing.txt", data+"after.txt"); code != 1 {
+		t.Errorf("missing file: exit %d, want 1", code)
+	}
+}
