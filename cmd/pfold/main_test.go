@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +223,33 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left after SIGINT: %v", left)
+	}
+}
+
+// TestCountsConserved: the sum of the output counts equals the sum of the
+// sample weights (periods) in the input, every sample kept.
+func TestCountsConserved(t *testing.T) {
+	for _, dump := range []string{sample, "../../testdata/perf/layouts/default.txt", "../../testdata/perf/flamegraph/perf-vertx-stacks-01.txt"} {
+		var want uint64
+		for _, line := range strings.Split(read(t, dump), "\n") {
+			f := strings.Fields(line)
+			// Headers end with "[TIME:] [PERIOD] EVENT:".
+			if len(f) > 2 && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "\t") && !strings.HasPrefix(line, " ") && strings.HasSuffix(f[len(f)-1], ":") {
+				n := uint64(1)
+				if strings.HasSuffix(f[len(f)-3], ":") {
+					n, _ = strconv.ParseUint(f[len(f)-2], 10, 64)
+				}
+				want += n
+			}
+		}
+		out, _, _ := pfold(t, "", "-j", "2", dump)
+		var got uint64
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			n, _ := strconv.ParseUint(line[strings.LastIndexByte(line, ' ')+1:], 10, 64)
+			got += n
+		}
+		if got != want || want == 0 {
+			t.Errorf("%s: output counts sum to %d, input weights to %d", dump, got, want)
+		}
 	}
 }
