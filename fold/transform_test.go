@@ -196,3 +196,37 @@ func BenchmarkTransforms(b *testing.B) {
 		}
 	}
 }
+
+// FuzzReplace checks that any substitution either fails to parse or
+// applies to any stack without panicking, and never leaves an empty frame.
+func FuzzReplace(f *testing.F) {
+	for _, s := range [][2]string{
+		{"s/o/0/", "foo;boo"}, {`s/^(\w+)\.(\w+)$/\2 of \1/`, "p;Class.method"}, {`s/[0-9]+/<&>/g`, "f12;g3"},
+		{`s|a/b|c|i`, "A/B;x"}, {`s/.*//`, "a;b"}, {`s/::/;/g`, "a;ns::f;;"}, {`s/x*/-/g`, "abc"}, {`s/a/\\/`, "a"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, spec, stack string) {
+		tr, err := Replace(spec)
+		if err != nil {
+			return
+		}
+		out, keep := tr.Apply(nil, []byte(stack), Int(1))
+		if !keep {
+			return
+		}
+		if len(out) == 0 {
+			t.Fatalf("%s on %q: kept an empty stack", spec, stack)
+		}
+		Frames(out, func(fr []byte) bool {
+			if len(fr) == 0 && !strings.Contains(stack, ";;") && !strings.HasPrefix(stack, ";") && !strings.HasSuffix(stack, ";") {
+				// Only an input with empty frames, or a replacement
+				// writing ';' next to one, may leave one.
+				if !strings.Contains(spec, ";") {
+					t.Fatalf("%s on %q = %q: empty frame", spec, stack, out)
+				}
+			}
+			return true
+		})
+	})
+}

@@ -430,3 +430,32 @@ func BenchmarkMergeFiles(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkJoinSorted is pdiff's streamed path: two sorted files read
+// side by side.
+func BenchmarkJoinSorted(b *testing.B) {
+	dir := b.TempDir()
+	var names []string
+	var size int64
+	for i := range 2 {
+		var buf bytes.Buffer
+		for j := range 100000 {
+			fmt.Fprintf(&buf, "proc;main;server_loop;handle_request_%08d;parse %d\n", j*(i+2), 1+j%9)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("in%d", i))
+		os.WriteFile(p, buf.Bytes(), 0o644)
+		names = append(names, p)
+		size += int64(buf.Len())
+	}
+	diag := NewDiag(io.Discard, false)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		x, y := NewSortedInput(names[0], diag, nil), NewSortedInput(names[1], diag, nil)
+		if err := Join(x, y, func([]byte, fold.Count, fold.Count) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+		x.Close()
+		y.Close()
+	}
+}
