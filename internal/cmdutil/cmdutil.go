@@ -62,6 +62,7 @@ func Main(app *cli.App) {
 				continue
 			}
 			stream.Interrupt()
+			clearProgressLine()
 			fmt.Fprintf(os.Stderr, "%s: interrupted\n", app.Name)
 			os.Exit(128 + int(s.(syscall.Signal)))
 		}
@@ -103,6 +104,7 @@ func Run(app *cli.App, args []string) int {
 	}
 	stderr := &errWriter{w: app.ErrWriter}
 	app.ErrWriter = stderr
+	running.Store(stderr)
 	err := app.Run(reorder(app, args))
 	stderr.stop()
 	switch {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pfold/pfold/stream"
@@ -177,6 +178,10 @@ func (e *errWriter) tick(p *progress, in ByteCounter) {
 			n = p.total // a file that grew while read
 		}
 		e.mu.Lock()
+		if e.bar != p { // stopped, or cleared for an interrupt
+			e.mu.Unlock()
+			return
+		}
 		if !p.active && n > progressThreshold {
 			p.active = true
 		}
@@ -258,5 +263,24 @@ func addMissingFlags(app *cli.App, flags ...cli.Flag) {
 		if !declared[f.Names()[0]] {
 			app.Flags = append(app.Flags, f)
 		}
+	}
+}
+
+// running is the standard error of the command Main runs, for its
+// signal handler.
+var running atomic.Pointer[errWriter]
+
+// clearProgressLine removes the progress line for good, if one is drawn,
+// before the message of an interrupted run.
+func clearProgressLine() {
+	e := running.Load()
+	if e == nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.bar != nil {
+		e.bar.clear()
+		e.bar = nil
 	}
 }

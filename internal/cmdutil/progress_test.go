@@ -120,7 +120,7 @@ func TestProgressForced(t *testing.T) {
 	lowThreshold(t)
 	in := writeInput(t, 1000)
 	var buf bytes.Buffer
-	if st := Run(readingApp(&buf, 50*time.Millisecond, true), []string{"reader", "--stats", "--progress", in}); st != 0 {
+	if st := Run(readingApp(&buf, 100*time.Millisecond, true), []string{"reader", "--stats", "--progress", in}); st != 0 {
 		t.Fatalf("status %d: %s", st, buf.String())
 	}
 	out := buf.String()
@@ -155,7 +155,7 @@ func TestProgressPipe(t *testing.T) {
 		pw.Close()
 	}()
 	var buf bytes.Buffer
-	app := readingApp(&buf, 30*time.Millisecond, true)
+	app := readingApp(&buf, 100*time.Millisecond, true)
 	app.Reader = pr
 	if st := Run(app, []string{"reader", "--stats", "--progress"}); st != 0 {
 		t.Fatalf("status %d: %s", st, buf.String())

@@ -1,0 +1,73 @@
+//go:build linux
+
+package cmdutil
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// openPTY returns the two ends of a new pseudo-terminal.
+func openPTY(t *testing.T) (ptmx, pts *os.File) {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		ptmx.Close()
+		t.Skipf("unlockpt: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		ptmx.Close()
+		t.Skipf("ptsname: %v", err)
+	}
+	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		ptmx.Close()
+		t.Skipf("open pts: %v", err)
+	}
+	t.Cleanup(func() { pts.Close(); ptmx.Close() })
+	return ptmx, pts
+}
+
+// TestProgressOnTerminal: with standard error a terminal and a large
+// input, the line shows without --progress; --no-progress hides it.
+func TestProgressOnTerminal(t *testing.T) {
+	lowThreshold(t)
+	in := writeInput(t, 1000)
+	ptmx, pts := openPTY(t)
+	var screen bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&screen, ptmx); close(done) }()
+
+	if st := Run(readingApp(pts, 50*time.Millisecond, false), []string{"reader", "--stats", in}); st != 0 {
+		t.Fatalf("status %d", st)
+	}
+	if st := Run(readingApp(pts, 50*time.Millisecond, false), []string{"reader", "--stats", "--no-progress", in}); st != 0 {
+		t.Fatalf("status %d", st)
+	}
+	pts.Close()
+	time.Sleep(50 * time.Millisecond)
+	ptmx.Close()
+	<-done
+	out := strings.ReplaceAll(screen.String(), "\r\n", "\n") // the terminal's output processing
+	first, second, ok := strings.Cut(out, "reader: 1000 lines\n")
+	if !ok {
+		t.Fatalf("no stats line on the terminal: %q", out)
+	}
+	if !strings.Contains(first, "reader 100% |") || !strings.HasSuffix(first, "\033[2K\r") {
+		t.Errorf("no progress line, then cleared, on the terminal: %q", first)
+	}
+	if second != "reader: 1000 lines\n" {
+		t.Errorf("--no-progress on the terminal: %q", second)
+	}
+}
