@@ -78,9 +78,10 @@ func run(c *cli.Context) error {
 	if !parallel {
 		jobs = 1
 	}
-	// The budget is shared by the workers' tables and frame caches.
-	aggOpt.Mem /= int64(jobs)
-	opt.FrameCache = min(32<<20, aggOpt.Mem/4)
+	// --mem is shared by the workers' frame caches (a quarter at most)
+	// and tables; the chunk buffers are the fixed overhead on top.
+	opt.FrameCache = min(32<<20, aggOpt.Mem/int64(4*jobs))
+	aggOpt.Mem = max(1, (aggOpt.Mem-int64(jobs)*opt.FrameCache)/int64(jobs))
 	aggs := make([]*stream.Aggregator, jobs)
 	for i := range aggs {
 		aggs[i] = stream.NewAggregator(aggOpt)

@@ -41,6 +41,12 @@ func Input(c *cli.Context) *stream.Reader {
 	return in
 }
 
+// Chunker returns a stream.Chunker of the command's file arguments, for
+// binaries that parse on several goroutines.
+func Chunker(c *cli.Context, size, buffers int) *stream.Chunker {
+	return stream.NewChunker(c.Args().Slice(), c.App.Reader, size, buffers)
+}
+
 // Output opens the --output destination (the app's stdout by default).
 func Output(c *cli.Context) (*stream.Output, error) {
 	return stream.CreateOr(c.String("output"), c.App.Writer)
