@@ -42,9 +42,12 @@ func Input(c *cli.Context) *stream.Reader {
 }
 
 // Chunker returns a stream.Chunker of the command's file arguments, for
-// binaries that parse on several goroutines.
+// binaries that parse on several goroutines, and starts the progress line
+// as Input does.
 func Chunker(c *cli.Context, size, buffers int) *stream.Chunker {
-	return stream.NewChunker(c.Args().Slice(), c.App.Reader, size, buffers)
+	in := stream.NewChunker(c.Args().Slice(), c.App.Reader, size, buffers)
+	startProgress(c, in)
+	return in
 }
 
 // Output opens the --output destination (the app's stdout by default).
@@ -52,9 +55,8 @@ func Output(c *cli.Context) (*stream.Output, error) {
 	return stream.CreateOr(c.String("output"), c.App.Writer)
 }
 
-// Statsf prints one --stats line to stderr, after removing the progress
-// line for good.
+// Statsf prints one --stats line to stderr (which clears the progress
+// line, see progress.go).
 func Statsf(c *cli.Context, format string, args ...any) {
-	StopProgress(c)
 	fmt.Fprintf(c.App.ErrWriter, c.App.Name+": "+format+"\n", args...)
 }

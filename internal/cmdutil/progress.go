@@ -22,11 +22,13 @@ import (
 // --progress).
 //
 // The reading loop never touches the progress line: a ticker goroutine
-// samples stream.Reader.BytesRead, an atomic counter, every
-// progressInterval and redraws it. Every message written to the app's
-// standard error clears the line first, so warnings are never mixed with
-// it, and it is removed for good before the final --stats line (Statsf
-// or StopProgress) and when the command returns.
+// samples the reader's byte count (stream.Reader.BytesRead, an atomic
+// counter) every progressInterval and redraws it. Every message written
+// to the app's standard error clears the line first, and the line is
+// drawn again only once more input has been read: a warning in the middle
+// of the input is followed by the line again, while the --stats and
+// warnings printed after the input is read are the last thing on the
+// screen. When the command returns, Run removes the line for good.
 var (
 	progressThreshold int64 = 64 << 20
 	progressInterval        = 250 * time.Millisecond
@@ -53,8 +55,9 @@ type errWriter struct {
 func (e *errWriter) Write(p []byte) (int, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.bar != nil {
-		e.bar.clear()
+	if b := e.bar; b != nil {
+		b.clear()
+		b.paused, b.pausedAt = true, b.in.BytesRead()
 	}
 	return e.w.Write(p)
 }
@@ -81,6 +84,11 @@ type progress struct {
 	bar    *progressbar.ProgressBar
 	total  int64 // -1 when unknown
 	shown  bool  // drawn since the last clear
+	in     ByteCounter
+	// paused is set by a message: the line is not drawn again until
+	// more than pausedAt bytes have been read.
+	paused   bool
+	pausedAt int64
 	active bool  // the input is large enough, or progress is forced
 	quit   chan struct{}
 	done   chan struct{}
@@ -148,6 +156,7 @@ func startProgress(c *cli.Context, in ByteCounter) {
 			progressbar.OptionSpinnerType(14),
 		),
 		total:  total,
+		in:     in,
 		active: fromStart,
 		quit:   make(chan struct{}),
 		done:   make(chan struct{}),
@@ -174,13 +183,18 @@ func (e *errWriter) tick(p *progress, in ByteCounter) {
 		case <-t.C:
 		}
 		n := in.BytesRead()
-		if p.total >= 0 && n > p.total {
-			n = p.total // a file that grew while read
-		}
 		e.mu.Lock()
 		if e.bar != p { // stopped, or cleared for an interrupt
 			e.mu.Unlock()
 			return
+		}
+		if p.paused && n == p.pausedAt {
+			e.mu.Unlock()
+			continue
+		}
+		p.paused = false
+		if p.total >= 0 && n > p.total {
+			n = p.total // a file that grew while read
 		}
 		if !p.active && n > progressThreshold {
 			p.active = true
@@ -200,8 +214,9 @@ func (e *errWriter) tick(p *progress, in ByteCounter) {
 	}
 }
 
-// StopProgress removes the progress line for good. Statsf calls it; a
-// command that prints its final summary otherwise calls it first.
+// StopProgress removes the progress line for good. Run calls it when the
+// command returns; a command may call it earlier, before a long final
+// phase that reads no input.
 func StopProgress(c *cli.Context) {
 	if e, ok := c.App.ErrWriter.(*errWriter); ok {
 		e.stop()

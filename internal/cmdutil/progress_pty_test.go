@@ -49,10 +49,10 @@ func TestProgressOnTerminal(t *testing.T) {
 	done := make(chan struct{})
 	go func() { io.Copy(&screen, ptmx); close(done) }()
 
-	if st := Run(readingApp(pts, 50*time.Millisecond, false), []string{"reader", "--stats", in}); st != 0 {
+	if st := Run(readingApp(pts, 50*time.Millisecond, 0), []string{"reader", "--stats", in}); st != 0 {
 		t.Fatalf("status %d", st)
 	}
-	if st := Run(readingApp(pts, 50*time.Millisecond, false), []string{"reader", "--stats", "--no-progress", in}); st != 0 {
+	if st := Run(readingApp(pts, 50*time.Millisecond, 0), []string{"reader", "--stats", "--no-progress", in}); st != 0 {
 		t.Fatalf("status %d", st)
 	}
 	pts.Close()

@@ -41,10 +41,10 @@ func TestProgressWanted(t *testing.T) {
 	}
 }
 
-// readingApp reads its input through Input, as every binary does, and
-// ends with a --stats line; pause keeps it reading long enough for the
-// progress line to be drawn.
-func readingApp(stderr io.Writer, pause time.Duration, warn bool) *cli.App {
+// readingApp reads its input through Input, as every binary does, warns
+// after line warnAt (0: never), and ends with a --stats line; pause keeps
+// it running long enough for the progress line to be drawn.
+func readingApp(stderr io.Writer, pause time.Duration, warnAt int) *cli.App {
 	return &cli.App{
 		Name:      "reader",
 		Writer:    io.Discard,
@@ -56,12 +56,11 @@ func readingApp(stderr io.Writer, pause time.Duration, warn bool) *cli.App {
 			lines := 0
 			for in.Scan() {
 				lines++
+				if lines == warnAt {
+					fmt.Fprintf(c.App.ErrWriter, "warning: something\n")
+				}
 			}
 			time.Sleep(pause)
-			if warn {
-				fmt.Fprintf(c.App.ErrWriter, "warning: something\n")
-				time.Sleep(pause)
-			}
 			Statsf(c, "%d lines", lines)
 			return in.Err()
 		},
@@ -101,7 +100,7 @@ func TestProgressOffWhenNotTerminal(t *testing.T) {
 	var buf bytes.Buffer
 	for _, stderr := range []io.Writer{f, &buf} {
 		for _, args := range [][]string{{in}, {in, "--no-progress"}, {in, "--progress", "--no-progress"}} {
-			if st := Run(readingApp(stderr, 50*time.Millisecond, false), append([]string{"reader", "--stats"}, args...)); st != 0 {
+			if st := Run(readingApp(stderr, 50*time.Millisecond, 0), append([]string{"reader", "--stats"}, args...)); st != 0 {
 				t.Fatalf("%v: status %d", args, st)
 			}
 		}
@@ -114,25 +113,32 @@ func TestProgressOffWhenNotTerminal(t *testing.T) {
 }
 
 // TestProgressForced: --progress draws the line even on a buffer, clears
-// it before every message, and removes it before the --stats line, after
-// which nothing is drawn.
+// it before every message, and does not draw it again after a message
+// once the input is read: the --stats line is the last thing written.
 func TestProgressForced(t *testing.T) {
 	lowThreshold(t)
 	in := writeInput(t, 1000)
+	const clear = "\033[2K\r"
+
 	var buf bytes.Buffer
-	if st := Run(readingApp(&buf, 100*time.Millisecond, true), []string{"reader", "--stats", "--progress", in}); st != 0 {
+	if st := Run(readingApp(&buf, 100*time.Millisecond, 0), []string{"reader", "--stats", "--progress", in}); st != 0 {
 		t.Fatalf("status %d: %s", st, buf.String())
 	}
-	out := buf.String()
-	const clear = "\033[2K\r"
-	before, after, ok := strings.Cut(out, clear+"warning: something\n")
-	if !ok {
-		t.Fatalf("the warning does not follow a cleared line:\n%q", out)
+	bar, ok := strings.CutSuffix(buf.String(), clear+"reader: 1000 lines\n")
+	if !ok || !strings.HasPrefix(bar, "\rreader   0% |") || !strings.Contains(bar, "reader 100% |") || !strings.Contains(bar, "/18 kB") {
+		t.Errorf("want the line from 0%% to 100%% of 18 kB, cleared, then the stats:\n%q", buf.String())
 	}
-	if !strings.Contains(before, "reader 100% |") || !strings.Contains(before, "kB") {
-		t.Errorf("no progress line reaching 100%% before the warning:\n%q", before)
+
+	// A warning while reading: the whole (small) file is read at once, so
+	// nothing more is read after it and the line stays off.
+	buf.Reset()
+	if st := Run(readingApp(&buf, 100*time.Millisecond, 500), []string{"reader", "--stats", "--progress", in}); st != 0 {
+		t.Fatalf("status %d: %s", st, buf.String())
 	}
-	// The input is read in full: the line is not drawn again.
+	before, after, ok := strings.Cut(buf.String(), clear+"warning: something\n")
+	if !ok || !strings.HasPrefix(before, "\rreader   0% |") || strings.Contains(before, "\n") {
+		t.Fatalf("want the line at 0%%, then the warning after it is cleared:\n%q", buf.String())
+	}
 	if after != "reader: 1000 lines\n" {
 		t.Errorf("after the warning %q, want the stats line only", after)
 	}
@@ -142,7 +148,7 @@ func TestProgressForced(t *testing.T) {
 // the threshold has been read, and shows bytes and elapsed time.
 func TestProgressPipe(t *testing.T) {
 	lowThreshold(t)
-	progressThreshold = 10000
+	progressThreshold = 3000 // five lines
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +161,7 @@ func TestProgressPipe(t *testing.T) {
 		pw.Close()
 	}()
 	var buf bytes.Buffer
-	app := readingApp(&buf, 100*time.Millisecond, true)
+	app := readingApp(&buf, 100*time.Millisecond, 20)
 	app.Reader = pr
 	if st := Run(app, []string{"reader", "--stats", "--progress"}); st != 0 {
 		t.Fatalf("status %d: %s", st, buf.String())
