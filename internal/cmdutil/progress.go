@@ -81,17 +81,17 @@ func (e *errWriter) stop() {
 // progress is one progress line; its fields other than quit and done are
 // used under errWriter.mu.
 type progress struct {
-	bar    *progressbar.ProgressBar
-	total  int64 // -1 when unknown
-	shown  bool  // drawn since the last clear
-	in     ByteCounter
+	bar   *progressbar.ProgressBar
+	total int64 // -1 when unknown
+	shown bool  // drawn since the last clear
+	in    ByteCounter
 	// paused is set by a message: the line is not drawn again until
 	// more than pausedAt bytes have been read.
 	paused   bool
 	pausedAt int64
-	active bool  // the input is large enough, or progress is forced
-	quit   chan struct{}
-	done   chan struct{}
+	active   bool // the input is large enough, or progress is forced
+	quit     chan struct{}
+	done     chan struct{}
 }
 
 func (p *progress) clear() {
