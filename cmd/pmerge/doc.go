@@ -29,7 +29,7 @@ decimals.
 Examples:
 
 	pmerge host*.folded.gz | flamegraph.pl > fleet.svg
-	scripts/split-perf-script -n 4 -p shard- perf.txt && ls shard-* | xargs -P4 -I{} sh -c 'pfold {} > {}.folded' && pmerge shard-*.folded > all.folded
+	scripts/split-perf-script -n 4 perf.txt | xargs -P4 -I{} sh -c 'pfold {} > {}.folded' && pmerge shard-*.folded > all.folded
 	pmerge --weight run2.folded=0.5 run1.folded run2.folded -o avg.folded
 */
 package main

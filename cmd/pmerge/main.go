@@ -24,11 +24,11 @@ func newApp() *cli.App {
 			"first pass) are merged as streams in constant memory per file; otherwise the\n" +
 			"stacks are aggregated within --mem, spilling sorted runs to --tmpdir.",
 		Flags: append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "weight", Usage: "multiply the counts of input `FILE=W` by W, e.g. 0.5 (repeatable)"},
+			&cli.StringSliceFlag{Name: "weight", Usage: "`FILE=W`: multiply the counts of input FILE by W, e.g. 0.5 (repeatable)"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
 		Metadata: map[string]any{"examples": "pmerge host*.folded.gz | flamegraph.pl > fleet.svg\n" +
-			"ls shard-*.txt | xargs -P4 -I{} sh -c 'pfold {} > {}.folded' && pmerge shard-*.folded > all.folded\n" +
+			"scripts/split-perf-script -n 4 perf.txt | xargs -P4 -I{} sh -c 'pfold {} > {}.folded' && pmerge shard-*.folded > all.folded\n" +
 			"pmerge --weight run2.folded=0.5 run1.folded run2.folded -o avg.folded"},
 		Action: run,
 	}
