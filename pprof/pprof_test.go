@@ -18,11 +18,13 @@ import (
 	"github.com/pfold/pfold/fold"
 )
 
-// folded is one parsed folded line: its frames joined again by ';' (so
-// "a;" reads as "a", as flamegraph.pl and fold.Frames read it) and count.
+// folded is one parsed folded line: its stack, the frames of the stack
+// joined again by ';' (what a profile's sample must give back: "a;" reads
+// as "a", as flamegraph.pl and fold.Frames read it), and its count.
 type folded struct {
-	stack string
-	count fold.Count
+	stack  string
+	frames string
+	count  fold.Count
 }
 
 func readFolded(t testing.TB, data []byte) []folded {
@@ -38,7 +40,7 @@ func readFolded(t testing.TB, data []byte) []folded {
 		if err != nil {
 			t.Fatalf("%q: %v", sc.Text(), err)
 		}
-		out = append(out, folded{normalize(stack), c})
+		out = append(out, folded{string(stack), normalize(stack), c})
 	}
 	return out
 }
@@ -109,8 +111,8 @@ func TestRoundTrip(t *testing.T) {
 			var total fold.Count
 			var sum int64
 			for i, s := range p.Sample {
-				if got := stackOf(s); got != in[i].stack {
-					t.Errorf("sample %d: stack %q, want %q", i, got, in[i].stack)
+				if got := stackOf(s); got != in[i].frames {
+					t.Errorf("sample %d: stack %q, want %q", i, got, in[i].frames)
 				}
 				want := int64(math.Round(in[i].count.Float64() * 1000))
 				if len(s.Value) != 1 || s.Value[0] != want {
@@ -152,7 +154,7 @@ func TestRoundTrip(t *testing.T) {
 
 func TestValueTypes(t *testing.T) {
 	b := build(t, Options{SampleType: "cpu", SampleUnit: "nanoseconds", Period: 10000000, PeriodType: "cpu", PeriodUnit: "nanoseconds"},
-		[]folded{{"a;b", fold.Int(3)}})
+		[]folded{{"a;b", "a;b", fold.Int(3)}})
 	p, _ := writeParse(t, b)
 	if st := p.SampleType[0]; st.Type != "cpu" || st.Unit != "nanoseconds" || len(p.SampleType) != 1 {
 		t.Errorf("sample type %v", p.SampleType)
@@ -162,7 +164,7 @@ func TestValueTypes(t *testing.T) {
 	}
 
 	// The defaults: samples/count, period type the sample type.
-	p, _ = writeParse(t, build(t, Options{}, []folded{{"a", fold.Int(1)}}))
+	p, _ = writeParse(t, build(t, Options{}, []folded{{"a", "a", fold.Int(1)}}))
 	if st := p.SampleType[0]; st.Type != "samples" || st.Unit != "count" {
 		t.Errorf("default sample type %v", st)
 	}
@@ -172,7 +174,7 @@ func TestValueTypes(t *testing.T) {
 }
 
 func TestDecimal(t *testing.T) {
-	in := []folded{{"a;b", fold.Dec(0.25)}, {"a", fold.Dec(1.5)}, {"a;c", fold.Dec(2.75)}, {"a;b", fold.Int(2)}}
+	in := []folded{{"a;b", "a;b", fold.Dec(0.25)}, {"a", "a", fold.Dec(1.5)}, {"a;c", "a;c", fold.Dec(2.75)}, {"a;b", "a;b", fold.Int(2)}}
 	for _, tc := range []struct {
 		scale   float64
 		values  []int64
@@ -315,7 +317,7 @@ func TestGoToolPprof(t *testing.T) {
 				for i, j := 0, len(frames)-1; i < j; i, j = i+1, j-1 {
 					frames[i], frames[j] = frames[j], frames[i]
 				}
-				got = append(got, folded{strings.Join(frames, ";"), fold.Int(count)})
+				got = append(got, folded{frames: strings.Join(frames, ";"), count: fold.Int(count)})
 			}
 			frames = nil
 		case frames == nil && len(fields) == 2:
@@ -331,11 +333,11 @@ func TestGoToolPprof(t *testing.T) {
 	}
 	want := map[string]uint64{}
 	for _, f := range in {
-		want[f.stack] += f.count.N
+		want[f.frames] += f.count.N
 	}
 	have := map[string]uint64{}
 	for _, f := range got {
-		have[f.stack] += f.count.N
+		have[f.frames] += f.count.N
 	}
 	if len(have) != len(want) {
 		t.Errorf("go tool pprof -traces: %d stacks, want %d", len(have), len(want))
@@ -361,7 +363,7 @@ func FuzzBuild(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			in = append(in, folded{normalize(stack), c})
+			in = append(in, folded{string(stack), normalize(stack), c})
 		}
 		b := New(Options{})
 		var want int64
@@ -388,8 +390,8 @@ func FuzzBuild(f *testing.F) {
 			t.Fatalf("%d samples, want %d", len(p.Sample), len(kept))
 		}
 		for i, s := range p.Sample {
-			if got := stackOf(s); got != kept[i].stack {
-				t.Fatalf("sample %d: %q, want %q", i, got, kept[i].stack)
+			if got := stackOf(s); got != kept[i].frames {
+				t.Fatalf("sample %d: %q, want %q", i, got, kept[i].frames)
 			}
 		}
 	})
