@@ -4,6 +4,7 @@
 package fold
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"math/bits"
@@ -87,7 +88,13 @@ func (c Count) Append(dst []byte) []byte {
 	if c.F == math.Trunc(c.F) && math.Abs(c.F) < 1e15 {
 		return strconv.AppendInt(dst, int64(c.F), 10)
 	}
-	return strconv.AppendFloat(dst, c.F, 'f', -1, 64)
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, c.F, 'f', -1, 64)
+	if c.F >= math.MaxUint64 && bytes.IndexByte(dst[n:], '.') < 0 {
+		// Digits alone would read back as an overflowing integer.
+		dst = append(dst, ".0"...)
+	}
+	return dst
 }
 
 // String returns the text Append writes.
@@ -107,6 +114,9 @@ func ParseCount(b []byte) (Count, error) {
 		hi, lo := bits.Mul64(n, 10)
 		lo, carry := bits.Add64(lo, uint64(ch-'0'), 0)
 		if hi != 0 || carry != 0 {
+			if j := bytes.IndexAny(b, ".eE"); j > i {
+				return parseDecimal(b, j) // a large decimal, not an integer
+			}
 			return Count{}, ErrOverflow
 		}
 		n = lo

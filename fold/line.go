@@ -25,7 +25,9 @@ func ParseLine(line []byte) (stack []byte, c Count, err error) {
 	if err != nil {
 		return nil, Count{}, fmt.Errorf("bad count %q: %w", line[i+1:], err)
 	}
-	stack = bytes.TrimRight(line[:i], " \t")
+	// The stack is everything before the separator, as flamegraph.pl
+	// reads it: "a;  3" is the stack "a; " whose leaf frame is a blank.
+	stack = line[:i]
 	if len(stack) == 0 {
 		return nil, Count{}, errors.New("empty stack")
 	}

@@ -43,13 +43,13 @@ func TestParseLine(t *testing.T) {
 }
 
 // FuzzParseLine checks that a line ParseLine accepts has a non-empty
-// stack without trailing blanks and a non-negative count, and that the
-// line AppendLine writes from them reads back the same.
+// stack and a non-negative count, and that the line AppendLine writes
+// from them reads back the same.
 func FuzzParseLine(f *testing.F) {
 	for _, s := range []string{
 		"a;b;c 12", "a b;c d 3", "a;b\t4", "a;b 4\r", "a;b 1.5", "a;b 20.", "a;b .5",
 		"a;b 1e3", "a;b 1e400", "a;b -1", "a;b", " 5", "", "a;b 18446744073709551616",
-		"dd;[unknown];read 14.2343983248722834234", "x;0x7f05aabb2bc9 1", "a;b 0", "0 1e20",
+		"dd;[unknown];read 14.2343983248722834234", "x;0x7f05aabb2bc9 1", "a;b 0", "0 1e20", "a;  3", "a 18446744073709551616.0",
 	} {
 		f.Add([]byte(s))
 	}
@@ -58,17 +58,11 @@ func FuzzParseLine(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(stack) == 0 || bytes.HasSuffix(stack, []byte(" ")) || bytes.HasSuffix(stack, []byte("\t")) {
+		if len(stack) == 0 {
 			t.Fatalf("ParseLine(%q): stack %q", line, stack)
 		}
 		if c.Float64() < 0 || c.Float && c.F != c.F {
 			t.Fatalf("ParseLine(%q): count %v", line, c)
-		}
-		if c.Float && c.F >= 1<<64 {
-			// Count.Append writes such a decimal as digits without a
-			// point, which ParseCount reads as an integer and rejects
-			// as an overflow (reported to the fold owner).
-			return
 		}
 		out := AppendLine(nil, stack, c)
 		if !bytes.HasSuffix(out, []byte("\n")) {
