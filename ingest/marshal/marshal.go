@@ -140,17 +140,40 @@ type decoder struct {
 	pos     int
 	symbols []Symbol
 	// objects holds what an object link ('@') can refer to, in the order
-	// Ruby numbers them. Leaf objects (strings, floats, bignums) are
-	// stored as their offset and decoded again when linked, which keeps
-	// long sample arrays of bignums cheap; containers are stored as values.
-	objects []object
+	// Ruby numbers them: a leaf (string, float, bignum) as the offset of
+	// its type byte, decoded again when linked, which keeps long sample
+	// arrays of bignums at 8 bytes an entry; a container as -1-i, its
+	// value being containers[i].
+	objects    table
+	containers []any
 }
 
-type object struct {
-	at    int // offset of the type byte of a leaf, or -1
-	value any // a container's value; nil while it is being read
-	done  bool
+// table is a growable []int kept in fixed blocks, so that growing it
+// never copies: a dump's object table is as long as its sample array.
+type table struct {
+	blocks [][]int
+	n      int
 }
+
+const tableBlock = 1 << 14
+
+func (t *table) len() int { return t.n }
+
+func (t *table) add(v int) {
+	if t.n%tableBlock == 0 && t.n/tableBlock == len(t.blocks) {
+		t.blocks = append(t.blocks, make([]int, tableBlock))
+	}
+	t.blocks[t.n/tableBlock][t.n%tableBlock] = v
+	t.n++
+}
+
+func (t *table) get(i int) int { return t.blocks[i/tableBlock][i%tableBlock] }
+
+// truncate forgets the entries from n on.
+func (t *table) truncate(n int) { t.n = n }
+
+// reading marks a container whose value is not complete yet.
+type reading struct{}
 
 func (d *decoder) errf(format string, args ...any) error {
 	return &Error{Offset: d.pos, Msg: fmt.Sprintf(format, args...)}
@@ -332,19 +355,17 @@ func (d *decoder) vars(depth int) (*Hash, error) {
 }
 
 // leaf registers a leaf object that starts at offset at.
-func (d *decoder) leaf(at int) { d.objects = append(d.objects, object{at: at, done: true}) }
+func (d *decoder) leaf(at int) { d.objects.add(at) }
 
 // container registers a container and returns its index, to be filled
 // in by finish.
 func (d *decoder) container() int {
-	d.objects = append(d.objects, object{at: -1})
-	return len(d.objects) - 1
+	d.objects.add(-1 - len(d.containers))
+	d.containers = append(d.containers, reading{})
+	return len(d.containers) - 1
 }
 
-func (d *decoder) finish(i int, v any) {
-	d.objects[i].value = v
-	d.objects[i].done = true
-}
+func (d *decoder) finish(i int, v any) { d.containers[i] = v }
 
 func (d *decoder) value(depth int) (any, error) {
 	if depth > MaxDepth {
@@ -365,12 +386,15 @@ func (d *decoder) value(depth int) (any, error) {
 	case 'i':
 		return d.long()
 	case 'l':
-		v, err := d.bignum()
+		x, b, err := d.bignum()
 		if err != nil {
 			return nil, err
 		}
 		d.leaf(start)
-		return v, nil
+		if b != nil {
+			return b, nil
+		}
+		return x, nil
 	case 'f':
 		v, err := d.float()
 		if err != nil {
@@ -471,18 +495,20 @@ func (d *decoder) withVars(depth int) (any, error) {
 	return v, nil
 }
 
-func (d *decoder) bignum() (any, error) {
+// bignum reads a Bignum after its type byte: as an int64 when it fits
+// (big is nil then), else as a *big.Int.
+func (d *decoder) bignum() (small int64, bigx *big.Int, err error) {
 	sign, err := d.byte()
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	if sign != '+' && sign != '-' {
 		d.pos--
-		return nil, d.errf("bad bignum sign %q", sign)
+		return 0, nil, d.errf("bad bignum sign %q", sign)
 	}
 	n, err := d.length("bignum", 2)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	b := d.data[d.pos : d.pos+2*n]
 	d.pos += 2 * n
@@ -497,10 +523,10 @@ func (d *decoder) bignum() (any, error) {
 			u = u<<8 | uint64(b[i])
 		}
 		if sign == '+' && u <= math.MaxInt64 {
-			return int64(u), nil
+			return int64(u), nil, nil
 		}
 		if sign == '-' && u <= 1<<63 {
-			return -int64(u), nil // -(1<<63) wraps to MinInt64, as wanted
+			return -int64(u), nil, nil // -(1<<63) wraps to MinInt64, as wanted
 		}
 	}
 	be := make([]byte, top)
@@ -511,7 +537,32 @@ func (d *decoder) bignum() (any, error) {
 	if sign == '-' {
 		x.Neg(x)
 	}
-	return x, nil
+	return 0, x, nil
+}
+
+// integer reads an Integer ('i' or 'l') at the current position without
+// boxing it, and reports false, reading nothing, for any other value.
+func (d *decoder) integer() (x int64, ok bool, err error) {
+	if d.pos >= len(d.data) {
+		return 0, false, nil
+	}
+	switch d.data[d.pos] {
+	case 'i':
+		d.pos++
+		x, err = d.long()
+		return x, err == nil, err
+	case 'l':
+		start := d.pos
+		d.pos++
+		x, b, err := d.bignum()
+		if err != nil || b != nil {
+			d.pos = start // not an int64: read it again as a value
+			return 0, false, err
+		}
+		d.leaf(start)
+		return x, true, nil
+	}
+	return 0, false, nil
 }
 
 func (d *decoder) float() (float64, error) {
@@ -551,12 +602,22 @@ func (d *decoder) array(depth int) (any, error) {
 	ints := make([]int64, 0, n)
 	var vals []any
 	for i := 0; i < n; i++ {
+		if vals == nil {
+			x, ok, err := d.integer()
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				ints = append(ints, x)
+				continue
+			}
+		}
 		v, err := d.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
 		if vals == nil {
-			if x, ok := v.(int64); ok {
+			if x, ok := v.(int64); ok { // a link to an Integer
 				ints = append(ints, x)
 				continue
 			}
@@ -626,24 +687,25 @@ func (d *decoder) link() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if i < 0 || i >= int64(len(d.objects)) {
+	if i < 0 || i >= int64(d.objects.len()) {
 		d.pos = start
-		return nil, d.errf("object link %d out of range (%d objects)", i, len(d.objects))
+		return nil, d.errf("object link %d out of range (%d objects)", i, d.objects.len())
 	}
-	o := d.objects[i]
-	if !o.done {
-		d.pos = start
-		return nil, d.errf("object link %d refers to an array still being read (cyclic arrays are not supported)", i)
-	}
-	if o.at < 0 {
-		return o.value, nil
+	at := d.objects.get(int(i))
+	if at < 0 {
+		v := d.containers[-1-at]
+		if _, ok := v.(reading); ok {
+			d.pos = start
+			return nil, d.errf("object link %d refers to an Array or user object still being read (cyclic Arrays are not supported)", i)
+		}
+		return v, nil
 	}
 	// Decode the leaf again from where it was written, without
 	// registering it twice.
-	saved, savedObjects, savedSymbols := d.pos, len(d.objects), len(d.symbols)
-	d.pos = o.at
+	saved, savedObjects, savedSymbols := d.pos, d.objects.len(), len(d.symbols)
+	d.pos = at
 	v, err := d.value(MaxDepth)
-	d.objects = d.objects[:savedObjects]
+	d.objects.truncate(savedObjects)
 	d.symbols = d.symbols[:savedSymbols]
 	d.pos = saved
 	if err != nil {
