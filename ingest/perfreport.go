@@ -19,6 +19,10 @@ package ingest
 // and ends with a "# (Tip: …)" block. The comm is everything after the
 // numeric columns, so it may contain spaces; it becomes the root frame
 // with its spaces made '_', as for perf script (and any ';' made ':').
+// Frames are kept as perf printed them. The chains must be in caller
+// order (root first, as "caller" asks): a callee-ordered report cannot be
+// told apart and would fold upside down. Chains weighed in percent (the
+// default of -g folded) are refused line by line with the option to use.
 
 import (
 	"bytes"
