@@ -114,3 +114,26 @@ func BenchmarkFoldChunks(b *testing.B) {
 		agg.Close()
 	}
 }
+
+// TestFoldAllocatesNothingPerLine: once its buffers, frame cache and the
+// aggregator's table have grown, folding a chunk allocates nothing.
+func TestFoldAllocatesNothingPerLine(t *testing.T) {
+	data, err := os.ReadFile("../testdata/perf/layouts/default.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := stream.NewAggregator(stream.Options{})
+	defer agg.Close()
+	p := NewPerfScript(PerfScriptOptions{Kernel: true}, agg.Add, stream.NewDiag(new(bytes.Buffer), false))
+	chunk := &stream.Chunk{Data: data, Name: "default.txt", Line: 1}
+	foldChunk(p, chunk) // warm up
+	lines := bytes.Count(data, []byte{'\n'})
+	allocs := testing.AllocsPerRun(20, func() {
+		if err := foldChunk(p, chunk); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per fold of %d lines, want 0", allocs, lines)
+	}
+}
