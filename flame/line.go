@@ -19,8 +19,6 @@ func ParseLine(line []byte) (stack []byte, before, after fold.Count, diff bool, 
 	if err != nil {
 		return nil, fold.Count{}, fold.Count{}, false, err
 	}
-	// fold.ParseLine trims every blank before the count; keep all but one.
-	stack = line[:lastBlank(bytes.TrimRight(line, " \t\r"))]
 	if i := lastBlank(stack); i > 0 {
 		if b, err := fold.ParseCount(stack[i+1:]); err == nil && len(bytes.TrimSpace(stack[:i])) > 0 {
 			stack, before, diff = stack[:i], b, true

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/pfold/pfold/callgrind"
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
@@ -26,7 +24,7 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "event", Value: callgrind.DefaultEvent, Usage: "event `NAME` of the costs, e.g. cpu-clock"},
 			&cli.BoolFlag{Name: "no-compress", Usage: "write file and function names in full every time instead of (id) references", DefaultText: "false"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
-			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, stacks, functions and calls to stderr", DefaultText: "false"},
+			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, fr.Lines, fr.Stacks, functions and calls to stderr", DefaultText: "false"},
 		},
 		Metadata: map[string]any{"examples": "pfold perf.txt | pcallgrind > out.callgrind && kcachegrind out.callgrind\n" +
 			"pcallgrind --event cpu-clock -o out.callgrind stacks.folded.gz\n" +
@@ -52,26 +50,13 @@ func run(c *cli.Context) error {
 	in := cmdutil.Input(c)
 	defer in.Close()
 
-	lines, stacks := 0, 0
-	for in.Scan() {
-		lines++
-		line := in.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
+	fr := stream.NewFoldedReader(in, diag)
+	for fr.Next() {
+		if err := prof.Add(fr.Stack(), fr.Count()); err != nil {
+			return fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
 		}
-		stack, n, err := fold.ParseLine(line)
-		if err != nil {
-			if err := diag.Malformed(in.Name(), in.Line(), line, err.Error()); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := prof.Add(stack, n); err != nil {
-			return fmt.Errorf("%s:%d: %w", in.Name(), in.Line(), err)
-		}
-		stacks++
 	}
-	if err := in.Err(); err != nil {
+	if err := fr.Err(); err != nil {
 		return err
 	}
 	diag.Flush()
@@ -92,7 +77,7 @@ func run(c *cli.Context) error {
 	}
 	if c.Bool("stats") {
 		cmdutil.Statsf(c, "%d bytes read, %d lines, %d stacks, %d lines malformed, %d functions, %d call edges, total %s",
-			in.BytesRead(), lines, stacks, diag.Count(), prof.Functions(), prof.Edges(), prof.Total())
+			in.BytesRead(), fr.Lines, fr.Stacks, diag.Count(), prof.Functions(), prof.Edges(), prof.Total())
 	}
 	return nil
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/pprof"
 	"github.com/pfold/pfold/stream"
@@ -66,25 +64,13 @@ func run(c *cli.Context) error {
 	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
 	in := cmdutil.Input(c)
 	defer in.Close()
-	lines := 0
-	for in.Scan() {
-		lines++
-		line := in.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		stack, n, err := fold.ParseLine(line)
-		if err != nil {
-			if err := diag.Malformed(in.Name(), in.Line(), line, err.Error()); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := b.Add(stack, n); err != nil {
-			return fmt.Errorf("%s:%d: %w", in.Name(), in.Line(), err)
+	fr := stream.NewFoldedReader(in, diag)
+	for fr.Next() {
+		if err := b.Add(fr.Stack(), fr.Count()); err != nil {
+			return fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
 		}
 	}
-	if err := in.Err(); err != nil {
+	if err := fr.Err(); err != nil {
 		return err
 	}
 	diag.Flush()
@@ -106,7 +92,7 @@ func run(c *cli.Context) error {
 	}
 	if c.Bool("stats") {
 		cmdutil.Statsf(c, "%d bytes read, %d lines, %d samples, %d lines malformed, %d functions, total %v (written %d %s)",
-			in.BytesRead(), lines, b.Samples(), diag.Count(), b.Functions(), b.Total(), b.Written(), c.String("sample-type"))
+			in.BytesRead(), fr.Lines, b.Samples(), diag.Count(), b.Functions(), b.Total(), b.Written(), c.String("sample-type"))
 	}
 	return nil
 }
