@@ -130,9 +130,17 @@ func run(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("stats") {
+		// Added counts every stack handed to the tables, whatever the
+		// format: samples for perf script, lines for perf report and
+		// folded input, raw records for stackprof.
+		var added int64
+		for _, a := range aggs {
+			added += a.Stats().Added
+		}
 		st := aggs[0].Stats()
 		cmdutil.Statsf(c, "%d bytes read, %d samples folded (%d of other events, %d skipped), %d lines malformed, %d unique stacks, %d runs spilled, total %s",
-			bytesRead(), ps.Samples, ps.Filtered, ps.Skipped, diag.Count(), st.Unique, st.Runs, st.Total)
+			bytesRead(), added, ps.Filtered, ps.Skipped, diag.Count(), st.Unique, st.Runs, st.Total)
 	}
+
 	return nil
 }
