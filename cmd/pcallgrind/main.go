@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/pfold/pfold/callgrind"
 	"github.com/pfold/pfold/internal/cmdutil"
@@ -64,15 +65,11 @@ func run(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: decimal counts: callgrind costs are integers, each written cost is rounded\n", c.App.Name)
 	}
 
-	out, err := cmdutil.Output(c)
+	err := cmdutil.WriteOutput(c, func(w io.Writer) error {
+		_, err := prof.WriteTo(w)
+		return err
+	})
 	if err != nil {
-		return err
-	}
-	if _, err := prof.WriteTo(out); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

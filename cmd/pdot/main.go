@@ -5,6 +5,7 @@ import (
 	"github.com/pfold/pfold/report"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
+	"io"
 )
 
 func main() { cmdutil.Main(newApp()) }
@@ -50,15 +51,7 @@ func run(c *cli.Context) error {
 	}
 	diag.Flush()
 
-	out, err := cmdutil.Output(c)
-	if err != nil {
-		return err
-	}
-	if err := p.WriteDot(out, opt); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return p.WriteDot(w, opt) }); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

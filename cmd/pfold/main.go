@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"runtime"
 
 	"github.com/pfold/pfold/ingest"
@@ -118,15 +119,7 @@ func run(c *cli.Context) error {
 	}
 	diag.Flush()
 
-	out, err := cmdutil.Output(c)
-	if err != nil {
-		return err
-	}
-	if err := stream.WriteMerged(out, aggs); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return stream.WriteMerged(w, aggs) }); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

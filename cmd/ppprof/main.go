@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 
 	"github.com/pfold/pfold/internal/cmdutil"
@@ -79,15 +80,11 @@ func run(c *cli.Context) error {
 			c.App.Name, b.Total(), opt.Scale, b.Written())
 	}
 
-	out, err := cmdutil.Output(c)
+	err = cmdutil.WriteOutput(c, func(w io.Writer) error {
+		_, err := b.WriteTo(w)
+		return err
+	})
 	if err != nil {
-		return err
-	}
-	if _, err := b.WriteTo(out); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

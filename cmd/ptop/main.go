@@ -5,6 +5,7 @@ import (
 	"github.com/pfold/pfold/report"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
+	"io"
 )
 
 func main() { cmdutil.Main(newApp()) }
@@ -46,15 +47,8 @@ func run(c *cli.Context) error {
 	}
 	diag.Flush()
 
-	out, err := cmdutil.Output(c)
-	if err != nil {
-		return err
-	}
-	if err := p.WriteTop(out, report.TopOptions{SortTotal: c.Bool("sort-total"), Limit: c.Int("limit")}); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	opt := report.TopOptions{SortTotal: c.Bool("sort-total"), Limit: c.Int("limit")}
+	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return p.WriteTop(w, opt) }); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

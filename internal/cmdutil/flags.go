@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"io"
 	"runtime/debug"
 
 	"github.com/pfold/pfold/stream"
@@ -59,4 +60,19 @@ func Output(c *cli.Context) (*stream.Output, error) {
 // line, see progress.go).
 func Statsf(c *cli.Context, format string, args ...any) {
 	fmt.Fprintf(c.App.ErrWriter, c.App.Name+": "+format+"\n", args...)
+}
+
+// WriteOutput opens the --output destination, lets write fill it, and
+// closes it; on an error the output is discarded, so a failed run leaves
+// no file that looks complete.
+func WriteOutput(c *cli.Context, write func(w io.Writer) error) error {
+	out, err := Output(c)
+	if err != nil {
+		return err
+	}
+	if err := write(out); err != nil {
+		out.Abort()
+		return err
+	}
+	return out.Close()
 }
