@@ -29,8 +29,11 @@ type cacheEntry struct {
 	skipAfter bool
 }
 
+// size is what the entries take: their text, their records and their
+// share of the slots. It counts lengths, not capacities, so that a reset
+// brings it back to zero (the arrays are kept and refilled).
 func (c *frameCache) size() int64 {
-	return int64(cap(c.arena)) + int64(cap(c.entries))*40 + int64(len(c.slots))*4 + int64(cap(c.ends))*4
+	return int64(len(c.arena)) + int64(len(c.entries))*(40+8) + int64(len(c.ends))*4
 }
 
 func (c *frameCache) lookup(h uint64, key []byte) *cacheEntry {
