@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/pfold/pfold/fold"
 )
@@ -187,19 +188,33 @@ func EachMerged(aggs []*Aggregator, fn func(stack []byte, c fold.Count) error) e
 			spilled = true
 		}
 	}
-	for _, a := range aggs {
-		// Once anything spilled, the tables go to disk too, so the merge
-		// runs in the budget rather than on top of the full tables.
-		if spilled && len(a.t.entries) > 0 {
-			if err := a.spill(); err != nil {
-				return err
+	// Each table is sorted (and, once anything spilled, written to disk
+	// too, so the merge runs in the budget rather than on top of the full
+	// tables) on its own goroutine: with one table per worker, the sorts
+	// use every core as the folding did.
+	errs := make([]error, len(aggs))
+	var wg sync.WaitGroup
+	for i, a := range aggs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if spilled && len(a.t.entries) > 0 {
+				errs[i] = a.spill()
+			} else if !spilled {
+				a.t.sorted()
 			}
+		}()
+	}
+	wg.Wait()
+	for i, a := range aggs {
+		if errs[i] != nil {
+			return errs[i]
 		}
 		if spilled {
 			runs = append(runs, a.runs...)
 			a.t.release()
 		} else {
-			srcs = append(srcs, &tableSource{t: a.t, entries: a.t.sorted(), i: -1})
+			srcs = append(srcs, &tableSource{t: a.t, entries: a.t.entries, i: -1})
 		}
 	}
 	if spilled {
