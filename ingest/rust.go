@@ -21,7 +21,7 @@ const rustHashLen = 17
 // decoded. Other names are returned as they are.
 func (p *PerfScript) fixRust(sym []byte) []byte {
 	n := len(sym)
-	if n < rustHashLen || sym[n-rustHashLen] != 'h' || !isHexLower(sym[n-rustHashLen+1:]) {
+	if n < rustHashLen || sym[n-rustHashLen] != 'h' || !isHex(sym[n-rustHashLen+1:]) {
 		return sym
 	}
 	rest := sym[:n-rustHashLen]
@@ -65,13 +65,4 @@ func (p *PerfScript) fixRust(sym []byte) []byte {
 	}
 	p.rust = out
 	return out
-}
-
-func isHexLower(b []byte) bool {
-	for _, c := range b {
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
