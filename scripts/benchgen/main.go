@@ -12,6 +12,10 @@
 // sample, as perf script --max-stack does, which makes samples shorter so
 // that more of them (and so more distinct stacks) fit in a size.
 //
+// The frames it may rename are found by folding each template with pfold's
+// own parser (package ingest), so the bytes also depend on how pfold folds:
+// same flags and same pfold, same dump.
+//
 // With -igprof FILE it writes instead one IgProf dump of about -size bytes
 // by repeating the call trees of FILE, later copies referring to the
 // symbols the first one defined, as a long-running profiled process would.
