@@ -121,6 +121,13 @@ func Run(app *cli.App, args []string) int {
 	}
 }
 
+// known reports whether name (up to an '=') is an option of the app.
+func known(takesValue map[string]bool, name string) bool {
+	name, _, _ = strings.Cut(name, "=")
+	_, ok := takesValue[name]
+	return ok
+}
+
 func indent(s string) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {
@@ -154,6 +161,9 @@ func reorder(app *cli.App, args []string) []string {
 		case a == "--":
 			files = append(files, rest[i+1:]...)
 			i = len(rest)
+		case len(a) > 2 && a[0] == '-' && a[1] != '-' && takesValue[a[1:2]] && !known(takesValue, a[1:]):
+			// A short option glued to its value, as in -j1 or -ofile.
+			opts = append(opts, a[:2], a[2:])
 		case len(a) > 1 && a[0] == '-':
 			opts = append(opts, a)
 			name := strings.TrimLeft(a, "-")
