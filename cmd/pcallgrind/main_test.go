@@ -8,18 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 // pcallgrind runs the command with args and stdin, returning stdout,
 // stderr and the exit status.
 func pcallgrind(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	app := newApp()
-	var out, errw bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
-	code := cmdutil.Run(app, append([]string{"pcallgrind"}, args...))
-	return out.String(), errw.String(), code
+	return cmdtest.Run(newApp, stdin, args...)
 }
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -10,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/pdiff/golden")
@@ -19,11 +18,7 @@ const data = "../../testdata/pdiff/"
 
 func pdiff(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	app := newApp()
-	var out, errw bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
-	code := cmdutil.Run(app, append([]string{"pdiff"}, args...))
-	return out.String(), errw.String(), code
+	return cmdtest.Run(newApp, stdin, args...)
 }
 
 func read(t *testing.T, name string) string {

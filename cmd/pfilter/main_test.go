@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/pfilter/golden")
@@ -18,11 +17,7 @@ const iperf = "../../testdata/pfilter/iperf.folded"
 
 func pfilter(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	app := newApp()
-	var out, errw bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
-	code := cmdutil.Run(app, append([]string{"pfilter"}, args...))
-	return out.String(), errw.String(), code
+	return cmdtest.Run(newApp, stdin, args...)
 }
 
 func read(t *testing.T, name string) string {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 const sample = "../../testdata/flame/small.folded"
@@ -17,11 +17,7 @@ const sample = "../../testdata/flame/small.folded"
 // and the exit status.
 func pflame(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	app := newApp()
-	var out, errb bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errb, strings.NewReader(stdin)
-	code := cmdutil.Run(app, append([]string{"pflame"}, args...))
-	return out.String(), errb.String(), code
+	return cmdtest.Run(newApp, stdin, args...)
 }
 
 func read(t *testing.T, p string) string {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 const sample = "../../testdata/perf/recorded/cwork.perf-script.txt"
@@ -22,11 +22,7 @@ const sampleFolded = "../../testdata/perf/recorded/cwork.stackcollapse-perf.fold
 // and the exit status.
 func pfold(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	app := newApp()
-	var out, errb bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errb, strings.NewReader(stdin)
-	code := cmdutil.Run(app, append([]string{"pfold"}, args...))
-	return out.String(), errb.String(), code
+	return cmdtest.Run(newApp, stdin, args...)
 }
 
 func read(t *testing.T, p string) string {

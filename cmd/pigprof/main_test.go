@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 const igDir = "../../testdata/igprof"
@@ -17,11 +16,7 @@ const igDir = "../../testdata/igprof"
 // and the exit status.
 func pigprof(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	app := newApp()
-	var out, errw bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
-	code := cmdutil.Run(app, append([]string{"pigprof"}, args...))
-	return out.String(), errw.String(), code
+	return cmdtest.Run(newApp, stdin, args...)
 }
 
 // TestGoldenThroughTheCommand: the command's sorted, aggregated output is

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/pmerge/golden")
@@ -24,11 +24,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/pm
 // and the exit status.
 func pmerge(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	app := newApp()
-	var out, errw bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
-	code := cmdutil.Run(app, append([]string{"pmerge"}, args...))
-	return out.String(), errw.String(), code
+	return cmdtest.Run(newApp, stdin, args...)
 }
 
 const (

@@ -9,18 +9,14 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 // ppprof runs the command with args and stdin, returning stdout, stderr
 // and the exit status.
 func ppprof(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
-	app := newApp()
-	var out, errw bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
-	code := cmdutil.Run(app, append([]string{"ppprof"}, args...))
-	return out.String(), errw.String(), code
+	return cmdtest.Run(newApp, stdin, args...)
 }
 
 // stacks returns the profile's samples as folded stacks and their total.

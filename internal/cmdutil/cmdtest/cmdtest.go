@@ -25,11 +25,18 @@ func CheckHelp(t testing.TB, newApp func() *cli.App) {
 	}
 }
 
-// run runs a fresh app with args through cmdutil.Run.
-func run(newApp func() *cli.App, args ...string) (app *cli.App, stdout, stderr string, status int) {
+// Run runs a fresh app of newApp in-process through cmdutil.Run, with
+// stdin and the command-line arguments args (without the program name),
+// and returns what it wrote to stdout and stderr and its exit status.
+func Run(newApp func() *cli.App, stdin string, args ...string) (stdout, stderr string, status int) {
+	_, stdout, stderr, status = run(newApp, stdin, args...)
+	return
+}
+
+func run(newApp func() *cli.App, stdin string, args ...string) (app *cli.App, stdout, stderr string, status int) {
 	app = newApp()
 	var out, errw bytes.Buffer
-	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader("")
+	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
 	status = cmdutil.Run(app, append([]string{app.Name}, args...))
 	return app, out.String(), errw.String(), status
 }
@@ -46,7 +53,7 @@ func HelpProblems(newApp func() *cli.App) []string {
 	var problems []string
 	report := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 
-	app, help, stderr, status := run(newApp, "--help")
+	app, help, stderr, status := run(newApp, "", "--help")
 	name := app.Name
 	if status != 0 || stderr != "" {
 		report("%s --help: exit %d, stderr %q", name, status, stderr)
@@ -99,7 +106,7 @@ func HelpProblems(newApp func() *cli.App) []string {
 		}
 	}
 
-	_, version, stderr, status := run(newApp, "--version")
+	_, version, stderr, status := run(newApp, "", "--version")
 	if status != 0 || stderr != "" || !strings.Contains(version, name) || !strings.Contains(version, cmdutil.Version()) {
 		report("%s --version: exit %d, stdout %q, stderr %q; want the name and %q", name, status, version, stderr, cmdutil.Version())
 	}
@@ -111,7 +118,7 @@ func HelpProblems(newApp func() *cli.App) []string {
 		"fish completion": {"--generate-completion", "fish"},
 	}
 	for what, args := range docs {
-		_, text, stderr, status := run(newApp, args...)
+		_, text, stderr, status := run(newApp, "", args...)
 		if status != 0 || stderr != "" || text == "" {
 			report("%s %s: exit %d, stderr %q", name, strings.Join(args, " "), status, stderr)
 			continue
