@@ -17,8 +17,9 @@ func newApp() *cli.App {
 		Name:      "pfold",
 		Usage:     "fold perf script output into flame-graph stacks",
 		UsageText: "pfold [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
-		Description: "Reads perf script text and writes folded stacks \"comm;root;...;leaf COUNT\",\n" +
-			"sorted, to stdout or -o FILE. Options are stackcollapse-perf.pl's.",
+		Description: "Reads perf script text (any layout), perf report -g folded output, Ruby stackprof\n" +
+			"dumps or folded stacks (see --format) and writes folded stacks \"comm;root;...;leaf COUNT\",\n" +
+			"sorted, to stdout or -o FILE. The perf script options are stackcollapse-perf.pl's.",
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "pid", Usage: "include the PID with process names (comm-PID)", DefaultText: "false"},
 			&cli.BoolFlag{Name: "tid", Usage: "include the PID and TID with process names (comm-PID/TID)", DefaultText: "false"},
@@ -29,7 +30,7 @@ func newApp() *cli.App {
 			&cli.BoolFlag{Name: "srcline", Usage: "input is perf script -F+srcline: append each frame's source line", DefaultText: "false"},
 			&cli.StringFlag{Name: "event-filter", Usage: "fold only samples of `EVENT`", DefaultText: "the first event seen"},
 			&cli.StringSliceFlag{Name: "skip-after", Usage: "drop the callers above `FRAME` and the process name (repeatable)"},
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.GOMAXPROCS(0), Usage: "parse with `N` workers; the output is the same for any N"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.GOMAXPROCS(0), DefaultText: "the number of cores", Usage: "parse perf script with `N` workers; the output is the same for any N"},
 			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input `FORMAT`: perf-script, perf-report (perf report -g folded), stackprof (Marshal or JSON dump), folded, or auto (detected per input)"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
