@@ -248,6 +248,15 @@ func EachMerged(aggs []*Aggregator, fn func(stack []byte, c fold.Count) error) e
 // reduceRuns merges runs fanIn at a time until at most fanIn remain, so
 // the final merge keeps its open readers within the memory budget.
 func (a *Aggregator) reduceRuns(runs []string, fanIn int) ([]string, error) {
+	if len(runs) > fanIn && a.dir == "" {
+		// This aggregator spilled nothing itself (another one did): it
+		// still needs a directory of its own for the merged runs.
+		d, err := makeTempDir(a.opt.TmpDir)
+		if err != nil {
+			return nil, fmt.Errorf("spill: %w", err)
+		}
+		a.dir = d
+	}
 	for len(runs) > fanIn {
 		group := runs[:fanIn]
 		var srcs []source

@@ -179,3 +179,34 @@ func BenchmarkReader(b *testing.B) {
 		r.Close()
 	}
 }
+
+// TestMergeWhenFirstAggregatorIsEmpty: the merged runs of several
+// aggregators go to a temporary directory even when the first one (whose
+// directory they use) spilled nothing.
+func TestMergeWhenFirstAggregatorIsEmpty(t *testing.T) {
+	stacks, counts := randomStacks(20000, 5000, false)
+	want, _ := aggregate(t, Options{}, stacks, counts)
+	tmp := t.TempDir()
+	cwd, _ := os.Getwd()
+	before, _ := os.ReadDir(cwd)
+	aggs := []*Aggregator{NewAggregator(Options{Mem: 16 << 10, TmpDir: tmp}), NewAggregator(Options{Mem: 16 << 10, TmpDir: tmp})}
+	for i, s := range stacks {
+		aggs[1].Add([]byte(s), counts[i])
+	}
+	var b bytes.Buffer
+	if err := WriteMerged(&b, aggs); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range aggs {
+		a.Close()
+	}
+	if b.String() != want {
+		t.Fatal("merged output differs")
+	}
+	if after, _ := os.ReadDir(cwd); len(after) != len(before) {
+		t.Errorf("files appeared in the working directory: %d before, %d after", len(before), len(after))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
