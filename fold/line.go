@@ -68,14 +68,3 @@ func SplitFrames(dst [][]byte, stack []byte) [][]byte {
 func Leaf(stack []byte) []byte {
 	return stack[bytes.LastIndexByte(stack, Sep)+1:]
 }
-
-// AppendJoin appends frames joined by ';' to dst.
-func AppendJoin(dst []byte, frames [][]byte) []byte {
-	for i, f := range frames {
-		if i > 0 {
-			dst = append(dst, Sep)
-		}
-		dst = append(dst, f...)
-	}
-	return dst
-}

@@ -46,7 +46,7 @@ func readFolded(t testing.TB, data []byte) []folded {
 }
 
 func normalize(stack []byte) string {
-	return string(fold.AppendJoin(nil, fold.SplitFrames(nil, stack)))
+	return string(bytes.Join(fold.SplitFrames(nil, stack), []byte{fold.Sep}))
 }
 
 func build(t testing.TB, opt Options, in []folded) *Builder {

@@ -55,12 +55,7 @@ func NewAggregator(opt Options) *Aggregator {
 
 // Add adds c to the count of stack. The stack bytes are copied.
 func (a *Aggregator) Add(stack []byte, c fold.Count) error {
-	return a.AddHash(hash(stack), stack, c)
-}
-
-// AddHash is Add for a caller that has already hashed the stack with
-// Hash.
-func (a *Aggregator) AddHash(h uint64, stack []byte, c fold.Count) error {
+	h := hash(stack)
 	a.stats.Added++
 	t := a.t
 	if e, _ := t.find(h, stack); e != nil {
@@ -78,12 +73,6 @@ func (a *Aggregator) AddHash(h uint64, stack []byte, c fold.Count) error {
 	}
 	return t.add(h, stack, c)
 }
-
-// Hash returns the hash AddHash expects.
-func Hash(stack []byte) uint64 { return hash(stack) }
-
-// Len returns the number of distinct stacks in memory.
-func (a *Aggregator) Len() int { return len(a.t.entries) }
 
 func (a *Aggregator) spill() error {
 	if a.dir == "" {

@@ -183,9 +183,6 @@ func reorder(app *cli.App, args []string) []string {
 	return out
 }
 
-// Stderr returns where diagnostics go.
-func Stderr(c *cli.Context) io.Writer { return c.App.ErrWriter }
-
 // IsTerminal reports whether r is a terminal: a filter run with no file
 // and nothing piped in would otherwise wait silently.
 func IsTerminal(r io.Reader) bool {
