@@ -12,12 +12,13 @@ func TestFrameCacheResetRefills(t *testing.T) {
 	resets := 0
 	for i := 0; i < 100000; i++ {
 		key := []byte(fmt.Sprintf("%16x frame_number_%d (/usr/lib/libx.so)", i, i))
-		before := len(c.entries)
-		c.insert(hashLine(false, key), key, []byte(fmt.Sprint("frame_number_", i)), []int32{int32(len(key))}, 0, false)
-		if len(c.entries) < before {
+		text := []byte(fmt.Sprint("frame_number_", i))
+		if c.full(key, text) {
+			c.reset()
 			resets++
 		}
-		if c.lookup(hashLine(false, key), key) == nil {
+		c.insert(hashLine(false, key), key, text, []int32{int32(len(text))}, 0, false)
+		if c.lookup(hashLine(false, key), key) == 0 {
 			t.Fatalf("insert %d: not found right after insert", i)
 		}
 	}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
 
@@ -30,6 +31,12 @@ type PerfScriptOptions struct {
 	// FrameCache bounds the memory of the cache of folded frame lines
 	// (0 means 32 MiB).
 	FrameCache int64
+	// Batch, when not 0, bounds the memory of a table that sums samples
+	// by process name and frame-cache entries before they become stacks:
+	// a sample seen before then costs no copying, hashing or comparing of
+	// its whole stack. Stacks reach emit only when the table fills, the
+	// frame cache empties, or Flush is called: call it at the end.
+	Batch int64
 }
 
 // PerfScriptStats counts what the parser saw.
@@ -80,13 +87,36 @@ type PerfScript struct {
 	stack    []byte
 	tok      [][2]int
 
+	// Batching (opt.Batch): while byID, the sample's frames are the cache
+	// entries ids, whose text totals idText bytes, and not in frames.
+	batch     *stream.Counts
+	batchN    int64 // samples batched
+	batchKeys int64 // distinct keys among them, summed over the flushes
+	noBatch   bool  // batching stopped: samples seldom repeated
+	byID      bool
+	ids       []uint32
+	idText    int
+	key       []byte
+	dids      []uint32
+
+	runLines  [][]byte // frameRun's scratch
+	runKeys   [][]byte
+	runHashes []uint64
+	warmSum   uint32
+	dframes   []byte
+	dends     []int32
+
 	stats PerfScriptStats
 }
 
 // NewPerfScript returns a parser that passes each folded sample to emit
 // and reports malformed lines to diag.
 func NewPerfScript(opt PerfScriptOptions, emit EmitFunc, diag *stream.Diag) *PerfScript {
-	return &PerfScript{opt: opt, emit: emit, diag: diag}
+	p := &PerfScript{opt: opt, emit: emit, diag: diag}
+	if opt.Batch > 0 && !opt.Srcline {
+		p.batch = stream.NewCounts(int(min(1<<20, max(4<<10, opt.Batch/8))))
+	}
+	return p
 }
 
 // Stats returns what the parser has counted.
@@ -142,6 +172,9 @@ func (p *PerfScript) begin() {
 	p.pend = p.pend[:0]
 	p.pendEnds = p.pendEnds[:0]
 	p.srcWant = 0
+	p.byID = p.batch != nil && !p.noBatch
+	p.ids = p.ids[:0]
+	p.idText = 0
 }
 
 // End finishes the sample being read, if any: call it at the end of each
@@ -155,29 +188,97 @@ func (p *PerfScript) End() error {
 	if p.skip {
 		return nil
 	}
+	named := p.hasName && !p.skipRest
+	if p.byID {
+		if (!named || len(p.pname) == 0) && p.idText == 0 {
+			return nil // the stack would be empty
+		}
+		p.stats.Samples++
+		return p.addBatch(named)
+	}
 	if !p.hasName && len(p.ends) == 0 {
 		return nil
 	}
-	s := p.stack[:0]
-	if p.hasName && !p.skipRest {
-		s = append(s, p.pname...)
+	var name []byte
+	if named {
+		name = p.pname
 	}
-	for i := len(p.ends) - 1; i >= 0; i-- {
+	p.stack = appendStack(p.stack[:0], name, p.frames, p.ends)
+	if len(p.stack) == 0 {
+		return nil
+	}
+	p.stats.Samples++
+	return p.emit(p.stack, p.weight)
+}
+
+// appendStack appends the folded stack of name (none when nil) and the
+// frames, which are kept leaf first.
+func appendStack(s, name, frames []byte, ends []int32) []byte {
+	s = append(s, name...)
+	for i := len(ends) - 1; i >= 0; i-- {
 		start := int32(0)
 		if i > 0 {
-			start = p.ends[i-1]
+			start = ends[i-1]
 		}
 		if len(s) > 0 {
 			s = append(s, ';')
 		}
-		s = append(s, p.frames[start:p.ends[i]]...)
+		s = append(s, frames[start:ends[i]]...)
 	}
-	p.stack = s
-	if len(s) == 0 {
+	return s
+}
+
+// addBatch sums the sample under its key: whether the process name is a
+// frame, the name, and the frame-cache entries of its frames.
+func (p *PerfScript) addBatch(named bool) error {
+	k := p.key[:0]
+	if named {
+		k = binary.AppendUvarint(k, uint64(len(p.pname))+1)
+		k = append(k, p.pname...)
+	} else {
+		k = append(k, 0)
+	}
+	for _, id := range p.ids {
+		k = binary.LittleEndian.AppendUint32(k, id)
+	}
+	p.key = k
+	if err := p.batch.Add(k, p.weight); err != nil {
+		return err
+	}
+	p.batchN++
+	if p.batch.Size() > p.opt.Batch {
+		// When samples mostly differ, batching only adds a table in front
+		// of the Aggregator's: stop it.
+		p.batchKeys += int64(p.batch.Len())
+		p.noBatch = p.batchN >= 1<<12 && p.batchKeys > p.batchN/2
+		return p.Flush()
+	}
+	return nil
+}
+
+// Flush emits the samples summed by batching (see Batch).
+func (p *PerfScript) Flush() error {
+	if p.batch == nil || p.batch.Len() == 0 {
 		return nil
 	}
-	p.stats.Samples++
-	return p.emit(s, p.weight)
+	err := p.batch.Each(func(k []byte, c fold.Count) error {
+		var name []byte
+		n, w := binary.Uvarint(k)
+		if n > 0 {
+			name = k[w : w+int(n)-1]
+		}
+		k = k[w+len(name):]
+		ids := p.dids[:0]
+		for ; len(k) >= 4; k = k[4:] {
+			ids = append(ids, binary.LittleEndian.Uint32(k))
+		}
+		p.dids = ids
+		p.dframes, p.dends = p.appendEntries(p.dframes[:0], p.dends[:0], ids)
+		p.stack = appendStack(p.stack[:0], name, p.dframes, p.dends)
+		return p.emit(p.stack, c)
+	})
+	p.batch.Reset()
+	return err
 }
 
 // Header lines.

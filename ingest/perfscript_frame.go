@@ -80,20 +80,29 @@ func isHex(b []byte) bool {
 // frameLine folds one frame line into the pending pieces. Frame lines
 // repeat a great deal (the same function at the same address), so their
 // folded form is cached by the line's text: the parse below runs once per
-// distinct line.
+// distinct line. When batching, a frame is kept as its cache entry's
+// index, and its text is copied out only once per distinct sample.
 func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
+	key := trimSpace(line)
+	return p.frameKey(name, lineNo, line, key, hashLine(p.java(), key))
+}
+
+// java reports whether frames are tidied as Java's: the cache keys them
+// apart.
+func (p *PerfScript) java() bool { return bytes.HasPrefix(p.pname, []byte("java")) }
+
+// frameKey is frameLine with the line's key (the trimmed line) and its
+// hash already computed.
+func (p *PerfScript) frameKey(name string, lineNo int, line, key []byte, h uint64) error {
 	p.commit()
 	if p.skip || p.skipRest {
 		return nil
 	}
-	key := trimSpace(line)
-	java := bytes.HasPrefix(p.pname, []byte("java"))
-	h := hashLine(java, key)
 	if p.cache.limit == 0 {
 		p.cache.limit = p.cacheLimit()
 	}
-	e := p.cache.lookup(h, key)
-	if e == nil {
+	idx := p.cache.lookup(h, key)
+	if idx == 0 {
 		noIP := p.noIP
 		skipAfter, err := p.parseFrame(name, lineNo, line)
 		if err != nil {
@@ -102,16 +111,37 @@ func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 		if p.noIP != noIP {
 			// The layout turned out to have no ip field: what the cache
 			// holds was parsed under the other assumption.
-			p.cache.reset()
+			if err := p.resetCache(); err != nil {
+				return err
+			}
 		}
-		p.cache.insert(h, key, p.pend, p.pendEnds, p.srcWant, skipAfter)
 		p.srcNext = 0
+		p.skipRest = skipAfter
+		if !p.cache.cacheable(key, p.pend, p.pendEnds, p.srcWant) {
+			p.expandIDs()
+		} else {
+			if p.cache.full(key, p.pend) {
+				if err := p.resetCache(); err != nil {
+					return err
+				}
+			}
+			idx = p.cache.insert(h, key, p.pend, p.pendEnds, p.srcWant, skipAfter)
+			if p.byID {
+				p.addID(idx)
+				p.pend, p.pendEnds = p.pend[:0], p.pendEnds[:0]
+				return nil
+			}
+		}
 		if p.srcWant == 0 || skipAfter {
 			p.commit()
 		}
-		p.skipRest = skipAfter
 		return nil
 	}
+	if p.byID {
+		p.addID(idx)
+		return nil
+	}
+	e := &p.cache.entries[idx-1]
 	text := p.cache.text(e)
 	if e.nends == 1 && e.srcWant == 0 && !e.skipAfter {
 		// The common case: one frame, straight to the committed frames.
@@ -127,6 +157,57 @@ func (p *PerfScript) frameLine(name string, lineNo int, line []byte) error {
 		p.commit()
 	}
 	p.skipRest = e.skipAfter
+	return nil
+}
+
+// addID commits the frames of cache entry idx-1 by reference.
+func (p *PerfScript) addID(idx uint32) {
+	e := &p.cache.entries[idx-1]
+	p.ids = append(p.ids, idx-1)
+	p.idText += int(e.tlen)
+	if e.skipAfter {
+		p.skipRest = true
+	}
+}
+
+// expandIDs turns the frames committed by reference into text, for a
+// sample that can no longer be batched (its entries are about to go, or
+// one of its lines is not cached).
+func (p *PerfScript) expandIDs() {
+	if !p.byID {
+		return
+	}
+	p.byID = false
+	p.frames, p.ends = p.appendEntries(p.frames, p.ends, p.ids)
+	p.ids = p.ids[:0]
+}
+
+// appendEntries appends the frames of the cache entries ids to frames
+// and ends, as commit would have.
+func (p *PerfScript) appendEntries(frames []byte, ends []int32, ids []uint32) ([]byte, []int32) {
+	for _, id := range ids {
+		e := &p.cache.entries[id]
+		text, pe := p.cache.text(e), p.cache.pieceEnds(e)
+		for i := len(pe) - 1; i >= 0; i-- {
+			start := int32(0)
+			if i > 0 {
+				start = pe[i-1]
+			}
+			frames = append(frames, text[start:pe[i]]...)
+			ends = append(ends, int32(len(frames)))
+		}
+	}
+	return frames, ends
+}
+
+// resetCache empties the frame cache, first emitting the batched samples
+// and expanding the sample in progress, which refer to its entries.
+func (p *PerfScript) resetCache() error {
+	p.expandIDs()
+	if err := p.Flush(); err != nil {
+		return err
+	}
+	p.cache.reset()
 	return nil
 }
 

@@ -14,7 +14,8 @@ import (
 // one parser and one aggregator each; merge the aggregators with
 // stream.EachMerged. Chunks end at sample boundaries, so the result is
 // the same as a serial fold: the event filter, when not given, is the
-// first event of the input, found before the workers start.
+// first event of the input, found before the workers start. Each parser
+// is flushed at the end, so opt.Batch may be set.
 func FoldPerfScriptChunks(ch *stream.Chunker, opt PerfScriptOptions, diag *stream.Diag, aggs []*stream.Aggregator) (PerfScriptStats, error) {
 	first, err := ch.Next()
 	if err == io.EOF {
@@ -47,6 +48,9 @@ func FoldPerfScriptChunks(ch *stream.Chunker, opt PerfScriptOptions, diag *strea
 					}
 				}
 				ch.Release(c)
+			}
+			if *errp == nil {
+				*errp = p.Flush()
 			}
 		}(parsers[i], &errs[i])
 	}
@@ -97,8 +101,47 @@ func foldChunk(p *PerfScript, c *stream.Chunk) error {
 			return err
 		}
 		n++
+		if p.inSample && !p.skip && !p.opt.Srcline && len(data) > 0 && (data[0] == ' ' || data[0] == '\t') {
+			var err error
+			if data, n, err = p.frameRun(c.Name, n, data); err != nil {
+				return err
+			}
+		}
 	}
 	return p.End()
+}
+
+// frameRun folds the frame lines at the start of data, the rest of a
+// sample whose header has been read, and returns what follows them. It
+// does what Line would, but hashes the sample's lines and warms the frame
+// cache for all of them before looking any up: the lookups' cache misses
+// then overlap. Every indented line that is not blank is a frame line
+// here, as in Line, since --srcline is off.
+func (p *PerfScript) frameRun(name string, n int, data []byte) ([]byte, int, error) {
+	lines, keys, hs := p.runLines[:0], p.runKeys[:0], p.runHashes[:0]
+	java := p.java()
+	rest := data
+	for len(rest) > 0 && (rest[0] == ' ' || rest[0] == '\t') && len(lines) < 256 {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line = rest[:i]
+		}
+		key := trimSpace(line)
+		if len(key) == 0 {
+			break // a blank line ends the sample: Line's business
+		}
+		lines, keys, hs = append(lines, line), append(keys, key), append(hs, hashLine(java, key))
+		rest = rest[min(len(line)+1, len(rest)):]
+	}
+	p.runLines, p.runKeys, p.runHashes = lines, keys, hs
+	p.warmSum += p.cache.warm(hs)
+	for i, line := range lines {
+		if err := p.frameKey(name, n, line, keys[i], hs[i]); err != nil {
+			return nil, n, err
+		}
+		n++
+	}
+	return rest, n, nil
 }
 
 // firstEvent returns the event of the first sample header in data.

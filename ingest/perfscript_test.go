@@ -35,9 +35,18 @@ func foldPerf(t testing.TB, opt PerfScriptOptions, names ...string) (out, warnin
 	if _, err := agg.WriteTo(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, jobs := range []int{1, 3} {
-		if par := foldParallel(t, opt, jobs, names); par != b.String() {
-			t.Fatalf("-j %d output differs from the serial fold:\n%s", jobs, firstDiff(par, b.String()))
+	// Batching as pfold does it, and with a batch and frame cache so
+	// small that they are flushed and emptied all the time.
+	batched, tiny := opt, opt
+	batched.Batch = 32 << 20
+	tiny.Batch, tiny.FrameCache = 1, 1
+	for _, run := range []struct {
+		jobs int
+		opt  PerfScriptOptions
+		what string
+	}{{1, opt, ""}, {3, opt, ""}, {1, batched, " batched"}, {3, batched, " batched"}, {2, tiny, " with a tiny batch and frame cache"}} {
+		if par := foldParallel(t, run.opt, run.jobs, names); par != b.String() {
+			t.Fatalf("-j %d%s: output differs from the serial fold:\n%s", run.jobs, run.what, firstDiff(par, b.String()))
 		}
 	}
 	return b.String(), warn.String()
@@ -208,3 +217,61 @@ func trunc(s string) string {
 }
 
 func itoa(i int) string { return fold.Int(uint64(i)).String() }
+
+// TestBatchStopsWhenSamplesDiffer: once a batch fills up with samples
+// that seldom repeat, the parser stops batching; the output stays the
+// serial fold's, before and after.
+func TestBatchStopsWhenSamplesDiffer(t *testing.T) {
+	var in strings.Builder
+	for i := range 20000 {
+		in.WriteString("app 1 1.000001: cpu-clock:\n")
+		in.WriteString("\t" + itoa(0x1000+i) + " leaf_" + itoa(i%9000) + " (/bin/app)\n")
+		in.WriteString("\t400000 main (/bin/app)\n\n")
+	}
+	dir := t.TempDir()
+	name := filepath.Join(dir, "in.txt")
+	if err := os.WriteFile(name, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := foldPerf(t, PerfScriptOptions{}, name)
+
+	var got []string
+	p := NewPerfScript(PerfScriptOptions{Batch: 64 << 10}, func(s []byte, c fold.Count) error {
+		got = append(got, string(s)+" "+c.String())
+		return nil
+	}, stream.NewDiag(io.Discard, false))
+	ch := stream.NewChunker([]string{name}, nil, 64<<10, 4)
+	defer ch.Close()
+	for {
+		c, err := ch.Next()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if err := foldChunk(p, c); err != nil {
+			t.Fatal(err)
+		}
+		ch.Release(c)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !p.noBatch {
+		t.Error("batching went on although samples seldom repeat")
+	}
+	agg := stream.NewAggregator(stream.Options{TmpDir: dir})
+	defer agg.Close()
+	for _, l := range got {
+		s, c, err := fold.ParseLine([]byte(l))
+		if err != nil {
+			t.Fatal(err)
+		}
+		agg.Add(s, c)
+	}
+	var b bytes.Buffer
+	agg.WriteTo(&b)
+	if b.String() != want {
+		t.Fatalf("batched fold differs:\n%s", firstDiff(b.String(), want))
+	}
+}

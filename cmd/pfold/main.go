@@ -80,10 +80,14 @@ func run(c *cli.Context) error {
 	if !parallel {
 		jobs = 1
 	}
-	// --mem is shared by the workers' frame caches (a quarter at most)
-	// and tables; the chunk buffers are the fixed overhead on top.
+	// --mem is shared by the workers' frame caches and sample batches (a
+	// quarter each at most) and tables; the chunk buffers are the fixed
+	// overhead on top.
 	opt.FrameCache = min(32<<20, aggOpt.Mem/int64(4*jobs))
-	aggOpt.Mem = max(1, (aggOpt.Mem-int64(jobs)*opt.FrameCache)/int64(jobs))
+	if parallel {
+		opt.Batch = opt.FrameCache
+	}
+	aggOpt.Mem = max(1, (aggOpt.Mem-int64(jobs)*(opt.FrameCache+opt.Batch))/int64(jobs))
 	aggs := make([]*stream.Aggregator, jobs)
 	for i := range aggs {
 		aggs[i] = stream.NewAggregator(aggOpt)
@@ -130,6 +134,9 @@ func run(c *cli.Context) error {
 		var added int64
 		for _, a := range aggs {
 			added += a.Stats().Added
+		}
+		if parallel {
+			added = ps.Samples // batched: the tables see distinct samples
 		}
 		st := aggs[0].Stats()
 		cmdutil.Statsf(c, "%d bytes read, %d samples folded (%d of other events, %d skipped), %d lines malformed, %d unique stacks, %d runs spilled, total %s",
