@@ -94,7 +94,7 @@ func BenchmarkFold(b *testing.B) {
 }
 
 // BenchmarkFoldChunks is pfold's whole path on a real Go-build recording:
-// chunking, parsing and aggregation with one worker.
+// chunking, parsing, batching and aggregation with one worker.
 func BenchmarkFoldChunks(b *testing.B) {
 	r := stream.NewReader([]string{"../testdata/perf/recorded/gobuild.txt.gz"})
 	var data []byte
@@ -108,7 +108,7 @@ func BenchmarkFoldChunks(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		agg := stream.NewAggregator(stream.Options{})
 		ch := stream.NewChunker([]string{path}, nil, 4<<20, 4)
-		if _, err := FoldPerfScriptChunks(ch, PerfScriptOptions{}, stream.NewDiag(new(bytes.Buffer), false), []*stream.Aggregator{agg}); err != nil {
+		if _, err := FoldPerfScriptChunks(ch, PerfScriptOptions{Batch: 32 << 20}, stream.NewDiag(new(bytes.Buffer), false), []*stream.Aggregator{agg}); err != nil {
 			b.Fatal(err)
 		}
 		agg.Close()
@@ -116,24 +116,27 @@ func BenchmarkFoldChunks(b *testing.B) {
 }
 
 // TestFoldAllocatesNothingPerLine: once its buffers, frame cache and the
-// aggregator's table have grown, folding a chunk allocates nothing.
+// tables have grown, folding a chunk allocates nothing, with batching
+// (as pfold folds) or without.
 func TestFoldAllocatesNothingPerLine(t *testing.T) {
 	data, err := os.ReadFile("../testdata/perf/layouts/default.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	agg := stream.NewAggregator(stream.Options{})
-	defer agg.Close()
-	p := NewPerfScript(PerfScriptOptions{Kernel: true}, agg.Add, stream.NewDiag(new(bytes.Buffer), false))
-	chunk := &stream.Chunk{Data: data, Name: "default.txt", Line: 1}
-	foldChunk(p, chunk) // warm up
-	lines := bytes.Count(data, []byte{'\n'})
-	allocs := testing.AllocsPerRun(20, func() {
-		if err := foldChunk(p, chunk); err != nil {
-			t.Fatal(err)
+	for _, batch := range []int64{0, 32 << 20} {
+		agg := stream.NewAggregator(stream.Options{})
+		defer agg.Close()
+		p := NewPerfScript(PerfScriptOptions{Kernel: true, Batch: batch}, agg.Add, stream.NewDiag(new(bytes.Buffer), false))
+		chunk := &stream.Chunk{Data: data, Name: "default.txt", Line: 1}
+		foldChunk(p, chunk) // warm up
+		lines := bytes.Count(data, []byte{'\n'})
+		allocs := testing.AllocsPerRun(20, func() {
+			if err := foldChunk(p, chunk); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("batch %d: %.1f allocations per fold of %d lines, want 0", batch, allocs, lines)
 		}
-	})
-	if allocs != 0 {
-		t.Errorf("%.1f allocations per fold of %d lines, want 0", allocs, lines)
 	}
 }
