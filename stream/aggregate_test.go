@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -208,5 +209,27 @@ func TestMergeWhenFirstAggregatorIsEmpty(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// BenchmarkSort is the sort that ends every fold: distinct stacks that
+// share long prefixes, as real ones do.
+func BenchmarkSort(b *testing.B) {
+	stacks, counts := randomStacks(50000, 1<<30, false)
+	prefix := strings.Repeat("start_thread;java_start;JavaThread::run;", 8)
+	t := newTable(4 << 20)
+	var size int64
+	for i, s := range stacks {
+		s = prefix + s
+		size += int64(len(s))
+		t.add(hash([]byte(s)), []byte(s), counts[i])
+	}
+	order := slices.Clone(t.entries)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		copy(t.entries, order)
+		t.sorted()
 	}
 }
