@@ -62,6 +62,9 @@ func Open(name string) (io.ReadCloser, error) { return openFrom(name, os.Stdin) 
 func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 	var f io.ReadCloser
 	if name == "-" || name == "" {
+		if file, ok := stdin.(*os.File); ok {
+			growPipe(file)
+		}
 		f = io.NopCloser(stdin)
 	} else {
 		file, err := os.Open(name)

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package stream
+
+import "os"
+
+func growPipe(*os.File) {}
