@@ -25,7 +25,13 @@ func FoldPerfScriptChunks(ch *stream.Chunker, opt PerfScriptOptions, diag *strea
 		return PerfScriptStats{}, err
 	}
 	if opt.EventFilter == "" {
-		opt.EventFilter = firstEvent(first.Data)
+		if err := stream.CatchFault(first.Name, func() error {
+			opt.EventFilter = firstEvent(first.Data)
+			return nil
+		}); err != nil {
+			ch.Release(first)
+			return PerfScriptStats{}, err
+		}
 	}
 	if opt.Warn != nil {
 		opt.Warn = &onceWriter{w: opt.Warn}
@@ -43,7 +49,7 @@ func FoldPerfScriptChunks(ch *stream.Chunker, opt PerfScriptOptions, diag *strea
 			defer wg.Done()
 			for c := range work {
 				if *errp == nil {
-					if *errp = foldChunk(p, c); *errp != nil {
+					if *errp = stream.CatchFault(c.Name, func() error { return foldChunk(p, c) }); *errp != nil {
 						stop.Store(true)
 					}
 				}

@@ -1,7 +1,9 @@
 package stream
 
 import (
+	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"sync/atomic"
@@ -15,11 +17,17 @@ type Chunk struct {
 	Name string // input name ("-" for standard input)
 	Line int    // number of the first line of Data in its input
 	buf  []byte
+	mem  []byte // the mapping Data is part of, if it is mapped
 }
 
 // Chunker cuts the named inputs (decompressed by magic bytes, "-" or none
 // for stdin) into Chunks at blank lines, for parallel parsing. Buffers are
 // recycled through Release, so a steady run allocates nothing.
+//
+// An uncompressed regular file is not read but mapped, a chunk at a time:
+// that saves the kernel's copy of every byte (about a tenth of pfold's
+// CPU time). A chunk's data then faults if the file shrinks before it is
+// released; read it under CatchFault.
 type Chunker struct {
 	names []string
 	next  int
@@ -34,6 +42,10 @@ type Chunker struct {
 	carry   []byte // the start of the next chunk, read already
 	done    int64
 	rawRead atomic.Int64
+
+	mapped  *os.File // the input being mapped, or nil
+	mapSize int64    // its size when opened
+	mapPos  int64    // where its next chunk starts
 }
 
 // NewChunker returns a Chunker making chunks of about size bytes (larger
@@ -69,7 +81,23 @@ func (c *Chunker) Next() (*Chunk, error) {
 			c.cur, c.name, c.line, c.carry = in, displayName(name), 1, c.carry[:0]
 			if i, ok := in.(*input); ok {
 				c.curRaw = i.raw
+				c.mapped, c.mapSize, c.mapPos = mappable(i), 0, 0
+				if c.mapped != nil {
+					st, err := c.mapped.Stat()
+					if err != nil || st.Size() == 0 {
+						c.mapped = nil
+					} else {
+						c.mapSize = st.Size()
+					}
+				}
 			}
+		}
+		if c.mapped != nil {
+			ch, err := c.nextMapped()
+			if ch != nil || err != nil {
+				return ch, err
+			}
+			continue
 		}
 		buf := <-c.free
 		if cap(buf) < c.size {
@@ -122,8 +150,79 @@ func (c *Chunker) Next() (*Chunk, error) {
 	}
 }
 
+// mappable returns the file of in when it can be mapped: a regular file,
+// read as it is (not decompressed).
+func mappable(in *input) *os.File {
+	f, ok := in.closer.(*os.File)
+	if _, plain := in.Reader.(*bufio.Reader); !ok || !plain {
+		return nil
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	return f
+}
+
+// nextMapped returns the next chunk of the mapped input, or nil at its
+// end (the input is then closed).
+func (c *Chunker) nextMapped() (*Chunk, error) {
+	if c.mapPos >= c.mapSize {
+		c.done += c.mapSize
+		c.rawRead.Store(c.done)
+		c.mapped, c.curRaw = nil, nil
+		c.cur.Close()
+		c.cur = nil
+		return nil, nil
+	}
+	buf := <-c.free // a token: at most that many chunks are out at once
+	page := int64(os.Getpagesize())
+	start := c.mapPos &^ (page - 1)
+	end := min(c.mapPos+int64(c.size), c.mapSize)
+	for {
+		mem, err := mapFile(c.mapped, start, int(end-start))
+		if err != nil {
+			c.free <- buf
+			return nil, fmt.Errorf("%s: %w", c.name, err)
+		}
+		data := mem[c.mapPos-start:]
+		var lines int
+		err = CatchFault(c.name, func() error {
+			if end < c.mapSize {
+				cut := bytes.LastIndex(data, []byte("\n\n"))
+				if cut < 0 {
+					data = nil // one record is larger than the window
+					return nil
+				}
+				data = data[:cut+2]
+			}
+			lines = bytes.Count(data, []byte{'\n'})
+			return nil
+		})
+		if err != nil || data == nil {
+			unmapFile(mem)
+			if err != nil {
+				c.free <- buf
+				return nil, err
+			}
+			end = min(end+(end-start), c.mapSize)
+			continue
+		}
+		ch := &Chunk{Data: data, Name: c.name, Line: c.line, buf: buf, mem: mem}
+		c.line += lines
+		c.mapPos += int64(len(data))
+		c.rawRead.Store(c.done + c.mapPos)
+		return ch, nil
+	}
+}
+
 // Release gives a chunk's buffer back for reuse.
-func (c *Chunker) Release(ch *Chunk) { c.free <- ch.buf }
+func (c *Chunker) Release(ch *Chunk) {
+	if ch.mem != nil {
+		unmapFile(ch.mem)
+		ch.mem, ch.Data = nil, nil
+	}
+	c.free <- ch.buf
+}
 
 // BytesRead returns the raw bytes read from the inputs so far; it is safe
 // to call from another goroutine.

@@ -1,0 +1,12 @@
+//go:build !unix
+
+package stream
+
+import (
+	"errors"
+	"os"
+)
+
+func mapFile(*os.File, int64, int) ([]byte, error) { return nil, errors.ErrUnsupported }
+
+func unmapFile([]byte) error { return nil }
