@@ -233,3 +233,36 @@ func BenchmarkSort(b *testing.B) {
 		t.sorted()
 	}
 }
+
+// TestSortedIsBytewise: the table's radix-then-compare sort orders
+// stacks as bytes.Compare does, on stacks made to trip it: zero bytes,
+// stacks that are prefixes of others, equal 8-byte groups that end at
+// different lengths, and long shared prefixes.
+func TestSortedIsBytewise(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte{0, 1, 'a', 'b', ';', 0xff}
+	seen := map[string]bool{}
+	tb := newTable(1 << 10)
+	var want []string
+	for len(want) < 20000 {
+		var k []byte
+		if rng.IntN(3) == 0 {
+			k = append(k, strings.Repeat("java;start_thread;", rng.IntN(8))...)
+		}
+		for range rng.IntN(20) {
+			k = append(k, alphabet[rng.IntN(len(alphabet))])
+		}
+		if seen[string(k)] {
+			continue
+		}
+		seen[string(k)] = true
+		want = append(want, string(k))
+		tb.add(hash(k), k, fold.Int(1))
+	}
+	slices.Sort(want)
+	for i, e := range tb.sorted() {
+		if got := string(tb.key(&e)); got != want[i] {
+			t.Fatalf("position %d: %q, want %q", i, got, want[i])
+		}
+	}
+}

@@ -2,6 +2,8 @@ package stream
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"github.com/cespare/xxhash/v2"
@@ -148,10 +150,68 @@ func (t *table) rehash(n int) {
 // sorted sorts the entries bytewise by stack; the slots are invalid
 // afterwards until reset.
 func (t *table) sorted() []entry {
-	slices.SortFunc(t.entries, func(a, b entry) int {
-		return bytes.Compare(t.key(&a), t.key(&b))
-	})
+	t.sortFrom(t.entries, 0)
 	return t.entries
+}
+
+// radixDepth is how deep sortFrom goes 8 bytes at a time before it
+// compares what is left of the stacks.
+const radixDepth = 64
+
+// sortFrom sorts entries whose stacks are equal up to depth. Comparing
+// whole stacks reads two random places of the arena per comparison, and
+// stacks share long prefixes. Instead each entry's 8 bytes at depth go
+// into its hash field (no longer needed: the slots are dead), the
+// entries are sorted by that integer, and each run of equal bytes is
+// sorted the same way 8 bytes further: one arena read per entry and
+// level. Past radixDepth, what is left is compared as bytes.
+func (t *table) sortFrom(es []entry, depth int) {
+	if len(es) < 2 {
+		return
+	}
+	if depth >= radixDepth || len(es) < 16 {
+		slices.SortFunc(es, func(a, b entry) int {
+			return bytes.Compare(t.key(&a)[depth:], t.key(&b)[depth:])
+		})
+		return
+	}
+	for i := range es {
+		es[i].hash = digit(t.key(&es[i]), depth)
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.hash, b.hash) })
+	for start := 0; start < len(es); {
+		end := start + 1
+		for end < len(es) && es[end].hash == es[start].hash {
+			end++
+		}
+		if end-start > 1 {
+			// Stacks that end within these 8 bytes come first, shortest
+			// first (the bytes are zero-padded); the rest go on.
+			run := es[start:end]
+			slices.SortFunc(run, func(a, b entry) int {
+				return cmp.Compare(min(int(a.n)-depth, 9), min(int(b.n)-depth, 9))
+			})
+			cont := 0
+			for cont < len(run) && int(run[cont].n) <= depth+8 {
+				cont++
+			}
+			t.sortFrom(run[cont:], depth+8)
+		}
+		start = end
+	}
+}
+
+// digit returns the 8 bytes of key at depth as a big-endian integer,
+// zero-padded past its end.
+func digit(key []byte, depth int) uint64 {
+	if len(key) >= depth+8 {
+		return binary.BigEndian.Uint64(key[depth:])
+	}
+	var b [8]byte
+	if depth < len(key) {
+		copy(b[:], key[depth:])
+	}
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // reset empties the table, keeping its arrays for reuse.
