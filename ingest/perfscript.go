@@ -247,20 +247,21 @@ func (p *PerfScript) addBatch(named bool) error {
 	}
 	p.batchN++
 	if p.batch.Size() > p.opt.Batch {
-		// When samples mostly differ, batching only adds a table in front
-		// of the Aggregator's: stop it.
-		p.batchKeys += int64(p.batch.Len())
-		p.noBatch = p.batchN >= 1<<12 && p.batchKeys > p.batchN/2
 		return p.Flush()
 	}
 	return nil
 }
 
-// Flush emits the samples summed by batching (see Batch).
+// Flush emits the samples summed by batching (see Batch). It is called
+// when the batch is full, when the frame cache empties, and at the end.
 func (p *PerfScript) Flush() error {
 	if p.batch == nil || p.batch.Len() == 0 {
 		return nil
 	}
+	// When samples mostly differ, batching only adds a table in front of
+	// the Aggregator's: stop it.
+	p.batchKeys += int64(p.batch.Len())
+	p.noBatch = p.batchN >= 1<<12 && p.batchKeys > p.batchN/2
 	err := p.batch.Each(func(k []byte, c fold.Count) error {
 		var name []byte
 		n, w := binary.Uvarint(k)
