@@ -188,14 +188,18 @@ func (t *table) sortFrom(es []entry, depth int) {
 			// Stacks that end within these 8 bytes come first, shortest
 			// first (the bytes are zero-padded); the rest go on.
 			run := es[start:end]
-			slices.SortFunc(run, func(a, b entry) int {
-				return cmp.Compare(min(int(a.n)-depth, 9), min(int(b.n)-depth, 9))
-			})
-			cont := 0
-			for cont < len(run) && int(run[cont].n) <= depth+8 {
-				cont++
+			ended := 0
+			for i := range run {
+				if int(run[i].n) <= depth+8 {
+					ended++
+				}
 			}
-			t.sortFrom(run[cont:], depth+8)
+			if ended > 0 {
+				slices.SortFunc(run, func(a, b entry) int {
+					return cmp.Compare(min(int(a.n)-depth, 9), min(int(b.n)-depth, 9))
+				})
+			}
+			t.sortFrom(run[ended:], depth+8)
 		}
 		start = end
 	}
