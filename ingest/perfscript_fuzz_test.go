@@ -33,11 +33,13 @@ func FuzzPerfScript(f *testing.F) {
 			opt.SkipAfter = []string{"main"}
 		}
 		var samples int64
+		serial := map[string]fold.Count{}
 		emit := func(stack []byte, c fold.Count) error {
 			if len(stack) == 0 || bytes.IndexByte(stack, '\n') >= 0 {
 				t.Fatalf("bad stack %q", stack)
 			}
 			samples++
+			serial[string(stack)], _ = serial[string(stack)].Add(c)
 			return nil
 		}
 		p := NewPerfScript(opt, emit, stream.NewDiag(new(bytes.Buffer), false))
@@ -47,6 +49,32 @@ func FuzzPerfScript(f *testing.F) {
 		}
 		if p.Stats().Samples != samples {
 			t.Fatalf("stats say %d samples, emitted %d", p.Stats().Samples, samples)
+		}
+
+		// pfold's path: a chunk, batched, with a frame cache that empties
+		// all the time when flags&128; the same stacks and counts.
+		batched := map[string]fold.Count{}
+		opt.Batch = 1 << 20
+		if flags&128 != 0 {
+			opt.FrameCache = 1
+		}
+		pb := NewPerfScript(opt, func(stack []byte, c fold.Count) error {
+			batched[string(stack)], _ = batched[string(stack)].Add(c)
+			return nil
+		}, stream.NewDiag(new(bytes.Buffer), false))
+		if err := foldChunk(pb, &stream.Chunk{Data: data, Name: "-", Line: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := pb.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if len(batched) != len(serial) {
+			t.Fatalf("batched fold has %d stacks, serial %d", len(batched), len(serial))
+		}
+		for s, c := range serial {
+			if batched[s] != c {
+				t.Fatalf("stack %q: batched count %v, serial %v", s, batched[s], c)
+			}
 		}
 	})
 }
