@@ -84,14 +84,21 @@ func ValidEvent(name string) bool {
 }
 
 // Profile accumulates folded stacks and writes them as one callgrind file.
+//
+// Its memory is bounded by the distinct frames (each stored once, with
+// about 100 bytes of counts and table slots) and the distinct caller→callee
+// frame pairs (about 60 bytes each), never by the number of stacks.
 type Profile struct {
 	opts Options
 
+	frameNames *strtab // frame id → the frame as read
 	frames     []frame
-	frameIndex map[string]int32
+	files      *strtab // file id → file name
+	names      *strtab // function name id → name
 	funcs      []function
-	funcIndex  map[funcKey]int32
-	edges      map[edgeKey]*edge
+	funcOf     *pairtab // (file id, name id) → function id
+	edgeOf     *pairtab // (from, to frame ids) → edge id
+	edges      []edge
 
 	stack []entry // the ongoing calls, root first
 	seq   uint64  // number of stacks added, stamps first occurrences
@@ -100,33 +107,29 @@ type Profile struct {
 }
 
 type frame struct {
-	raw       string // the frame as read
 	fn        int32
+	leaf      bool // was a leaf at least once
 	line      uint64
 	self      fold.Count
-	leaf      bool       // was a leaf at least once
 	rootCost  fold.Count // samples of the stacks it is the root of
 	rootCalls uint64     // times it became the root
 }
 
-type funcKey struct{ file, name string }
-
 type function struct {
-	funcKey
-	called bool   // is below the root of some stack
-	stamp  uint64 // seq of the last stack it was seen below the root in
+	file, name int32  // ids in Profile.files and Profile.names
+	called     bool   // is below the root of some stack
+	stamp      uint64 // seq of the last stack it was seen below the root in
 }
 
-type edgeKey struct{ from, to int32 } // frame ids
-
 type edge struct {
-	calls uint64
-	cost  fold.Count
+	from, to int32 // frame ids
+	calls    uint64
+	cost     fold.Count
 }
 
 type entry struct {
 	frame int32
-	edge  *edge // the call from the frame above; nil at the root
+	edge  int32 // the call from the frame above; -1 at the root
 }
 
 // New returns an empty Profile.
@@ -139,9 +142,11 @@ func New(opts Options) *Profile {
 	}
 	return &Profile{
 		opts:       opts,
-		frameIndex: make(map[string]int32),
-		funcIndex:  make(map[funcKey]int32),
-		edges:      make(map[edgeKey]*edge),
+		frameNames: newStrtab(),
+		files:      newStrtab(),
+		names:      newStrtab(),
+		funcOf:     newPairtab(),
+		edgeOf:     newPairtab(),
 	}
 }
 
@@ -175,19 +180,19 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	shared := true
 	var root int32
 	fold.Frames(stack, func(f []byte) bool {
-		if shared && (depth >= len(p.stack) || p.frames[p.stack[depth].frame].raw != string(f)) {
+		if shared && (depth >= len(p.stack) || !bytes.Equal(p.frameNames.get(p.stack[depth].frame), f)) {
 			// The previous stack's calls from here on have returned.
 			shared = false
 			p.stack = p.stack[:depth]
 		}
 		if !shared {
 			id := p.frameID(f)
-			var e *edge
+			e := int32(-1)
 			if depth == 0 {
 				p.frames[id].rootCalls++
 			} else {
 				e = p.edge(p.stack[depth-1].frame, id)
-				e.calls++
+				p.edges[e].calls++
 			}
 			p.stack = append(p.stack, entry{frame: id, edge: e})
 		}
@@ -201,7 +206,8 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 			g.called = true
 			if g.stamp != p.seq && fn != root {
 				// The outermost call of fn in this stack.
-				ent.edge.cost, err = ent.edge.cost.Add(c)
+				e := &p.edges[ent.edge]
+				e.cost, err = e.cost.Add(c)
 			}
 			g.stamp = p.seq
 		}
@@ -219,26 +225,26 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 }
 
 func (p *Profile) frameID(f []byte) int32 {
-	if id, ok := p.frameIndex[string(f)]; ok {
+	id, added := p.frameNames.intern(f)
+	if !added {
 		return id
 	}
-	raw := string(f)
-	key, line := frameFunction(f)
-	fn, ok := p.funcIndex[key]
-	if !ok {
+	file, name, line := frameFunction(f)
+	fileID, _ := p.files.intern(file)
+	nameID, _ := p.names.intern(name)
+	fn := p.funcOf.get(fileID, nameID)
+	if fn < 0 {
 		fn = int32(len(p.funcs))
-		p.funcs = append(p.funcs, function{funcKey: key})
-		p.funcIndex[key] = fn
+		p.funcs = append(p.funcs, function{file: fileID, name: nameID})
+		p.funcOf.put(fileID, nameID, fn)
 	}
-	id := int32(len(p.frames))
-	p.frames = append(p.frames, frame{raw: raw, fn: fn, line: line})
-	p.frameIndex[raw] = id
+	p.frames = append(p.frames, frame{fn: fn, line: line})
 	return id
 }
 
 // frameFunction returns the function (file and name) a frame belongs to, and
 // its line.
-func frameFunction(f []byte) (funcKey, uint64) {
+func frameFunction(f []byte) (file, name []byte, line uint64) {
 	name, file, line, ok := SplitLocation(f)
 	if !ok {
 		file = []byte(UnknownFile)
@@ -253,17 +259,17 @@ func frameFunction(f []byte) (funcKey, uint64) {
 	if len(file) == 0 {
 		file = []byte(UnknownFile)
 	}
-	return funcKey{file: string(file), name: string(name)}, line
+	return file, name, line
 }
 
 const space = " \t\n\v\f\r"
 
-func (p *Profile) edge(from, to int32) *edge {
-	k := edgeKey{from, to}
-	e := p.edges[k]
-	if e == nil {
-		e = new(edge)
-		p.edges[k] = e
+func (p *Profile) edge(from, to int32) int32 {
+	e := p.edgeOf.get(from, to)
+	if e < 0 {
+		e = int32(len(p.edges))
+		p.edges = append(p.edges, edge{from: from, to: to})
+		p.edgeOf.put(from, to, e)
 	}
 	return e
 }
@@ -273,7 +279,10 @@ func (p *Profile) edge(from, to int32) *edge {
 func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
-	out := &writer{w: bw, compress: !p.opts.NoCompress, files: map[string]int{}, fns: map[funcKey]int{}}
+	// Function len(p.funcs) is the added root, if any; file
+	// p.files.len() its file when no frame is in UnknownFile.
+	out := &writer{w: bw, compress: !p.opts.NoCompress,
+		fileIDs: make([]int32, p.files.len()+1), fnIDs: make([]int32, len(p.funcs)+1)}
 
 	// callgrind_annotate reads "events:" as the last header line, so
 	// "positions:" goes before it; "summary:" gives the readers the total
@@ -282,83 +291,123 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	out.str("positions: line\nevents: ", p.opts.Event, "\n")
 	out.str("summary: ", costString(p.total), "\n")
 
-	// Group frames and call edges by function.
-	frames := make([][]int32, len(p.funcs))
-	for id := range p.frames {
-		fn := p.frames[id].fn
-		frames[fn] = append(frames[fn], int32(id))
-	}
-	type call struct {
-		edgeKey
-		*edge
-	}
-	calls := make([][]call, len(p.funcs))
-	for k, e := range p.edges {
-		fn := p.frames[k.from].fn
-		calls[fn] = append(calls[fn], call{k, e})
+	// Functions sorted by file and name: rank[fn] is fn's place.
+	fileRank := make([]int32, p.files.len())
+	{
+		byName := make([]int32, p.files.len())
+		for i := range byName {
+			byName[i] = int32(i)
+		}
+		slices.SortFunc(byName, func(a, b int32) int { return bytes.Compare(p.files.get(a), p.files.get(b)) })
+		for i, f := range byName {
+			fileRank[f] = int32(i)
+		}
 	}
 	order := make([]int32, len(p.funcs))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	byKey := func(a, b int32) int {
-		ka, kb := p.funcs[a].funcKey, p.funcs[b].funcKey
-		return cmp.Or(strings.Compare(ka.file, kb.file), strings.Compare(ka.name, kb.name))
-	}
-	slices.SortFunc(order, byKey)
+	slices.SortFunc(order, func(a, b int32) int {
+		fa, fb := &p.funcs[a], &p.funcs[b]
+		if fa.file != fb.file {
+			return cmp.Compare(fileRank[fa.file], fileRank[fb.file])
+		}
+		return bytes.Compare(p.names.get(fa.name), p.names.get(fb.name))
+	})
 	rank := make([]int32, len(p.funcs))
 	for i, fn := range order {
 		rank[fn] = int32(i)
 	}
+	// Frames and calls of a function come in the order of their line,
+	// then of the frames as read (distinct frames differ there).
+	byFrame := func(a, b int32) int {
+		fa, fb := &p.frames[a], &p.frames[b]
+		return cmp.Or(cmp.Compare(rank[fa.fn], rank[fb.fn]), cmp.Compare(fa.line, fb.line),
+			bytes.Compare(p.frameNames.get(a), p.frameNames.get(b)))
+	}
 
-	if root := p.rootKey(); root != nil {
-		out.function(*root)
-		roots := make([]int32, 0)
+	// The root's calls, when a root function is also called.
+	if root := p.rootName(); root.name != nil {
+		out.function(root)
+		var roots []int32
 		for id := range p.frames {
 			if p.frames[id].rootCalls > 0 {
 				roots = append(roots, int32(id))
 			}
 		}
-		slices.SortFunc(roots, func(a, b int32) int {
-			fa, fb := &p.frames[a], &p.frames[b]
-			return cmp.Or(cmp.Compare(rank[fa.fn], rank[fb.fn]), cmp.Compare(fa.line, fb.line), strings.Compare(fa.raw, fb.raw))
-		})
+		slices.SortFunc(roots, byFrame)
 		for _, id := range roots {
 			f := &p.frames[id]
-			out.call(p.funcs[f.fn].funcKey, f.rootCalls, f.line, 0, f.rootCost)
+			out.call(p.ref(f.fn), f.rootCalls, f.line, 0, f.rootCost)
 		}
 	}
 
-	for _, fn := range order {
-		out.function(p.funcs[fn].funcKey)
-		fr := frames[fn]
-		slices.SortFunc(fr, func(a, b int32) int {
-			return cmp.Or(cmp.Compare(p.frames[a].line, p.frames[b].line), strings.Compare(p.frames[a].raw, p.frames[b].raw))
-		})
-		for _, id := range fr {
-			if f := &p.frames[id]; f.leaf {
-				out.cost(f.line, f.self)
-			}
+	var leaves []int32
+	for id := range p.frames {
+		if p.frames[id].leaf {
+			leaves = append(leaves, int32(id))
 		}
-		cs := calls[fn]
-		slices.SortFunc(cs, func(a, b call) int {
-			ta, tb := &p.frames[a.to], &p.frames[b.to]
-			return cmp.Or(cmp.Compare(rank[ta.fn], rank[tb.fn]), cmp.Compare(ta.line, tb.line),
-				cmp.Compare(p.frames[a.from].line, p.frames[b.from].line),
-				strings.Compare(ta.raw, tb.raw), strings.Compare(p.frames[a.from].raw, p.frames[b.from].raw))
-		})
-		for _, c := range cs {
-			to := &p.frames[c.to]
-			out.call(p.funcs[to.fn].funcKey, c.calls, to.line, p.frames[c.from].line, c.cost)
+	}
+	slices.SortFunc(leaves, byFrame)
+
+	// Calls by caller, then by callee, each as a function, a line and
+	// the frame as read. The keys are gathered first: sorting compares
+	// them many times.
+	type callKey struct {
+		from, to         int32 // ranks of the functions
+		toLine, fromLine uint64
+		edge             int32
+	}
+	calls := make([]callKey, len(p.edges))
+	for i := range p.edges {
+		e := &p.edges[i]
+		from, to := &p.frames[e.from], &p.frames[e.to]
+		calls[i] = callKey{rank[from.fn], rank[to.fn], to.line, from.line, int32(i)}
+	}
+	slices.SortFunc(calls, func(a, b callKey) int {
+		if c := cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to),
+			cmp.Compare(a.toLine, b.toLine), cmp.Compare(a.fromLine, b.fromLine)); c != 0 {
+			return c
+		}
+		ea, eb := &p.edges[a.edge], &p.edges[b.edge]
+		return cmp.Or(bytes.Compare(p.frameNames.get(ea.to), p.frameNames.get(eb.to)),
+			bytes.Compare(p.frameNames.get(ea.from), p.frameNames.get(eb.from)))
+	})
+
+	for r, fn := range order {
+		out.function(p.ref(fn))
+		for ; len(leaves) > 0 && rank[p.frames[leaves[0]].fn] == int32(r); leaves = leaves[1:] {
+			f := &p.frames[leaves[0]]
+			out.cost(f.line, f.self)
+		}
+		for ; len(calls) > 0 && calls[0].from == int32(r); calls = calls[1:] {
+			e := &p.edges[calls[0].edge]
+			to := &p.frames[e.to]
+			out.call(p.ref(to.fn), e.calls, to.line, p.frames[e.from].line, e.cost)
 		}
 	}
 	err := bw.Flush()
 	return cw.n, err
 }
 
-// rootKey returns the key of the function to add above the roots, or nil
-// when no root function is also called.
-func (p *Profile) rootKey() *funcKey {
+// funcRef is a function as written: its ids in the writer's tables and
+// its names.
+type funcRef struct {
+	file, fn int32
+	fileName []byte
+	name     []byte
+}
+
+func (p *Profile) ref(fn int32) funcRef {
+	f := &p.funcs[fn]
+	return funcRef{file: f.file, fn: fn, fileName: p.files.get(f.file), name: p.names.get(f.name)}
+}
+
+// rootName returns the function to add above the roots, or a funcRef
+// without name when no root function is also called. Its function id is
+// len(p.funcs); its file id, when no frame is in UnknownFile,
+// p.files.len().
+func (p *Profile) rootName() funcRef {
 	need := false
 	for id := range p.frames {
 		if p.frames[id].rootCalls > 0 && p.funcs[p.frames[id].fn].called {
@@ -367,14 +416,19 @@ func (p *Profile) rootKey() *funcKey {
 		}
 	}
 	if !need {
-		return nil
+		return funcRef{}
 	}
-	k := funcKey{file: UnknownFile, name: RootName}
+	file := p.files.lookup([]byte(UnknownFile))
+	root := funcRef{file: file, fn: int32(len(p.funcs)), fileName: []byte(UnknownFile), name: []byte(RootName)}
+	if file < 0 {
+		root.file = int32(p.files.len())
+		return root
+	}
 	for {
-		if _, taken := p.funcIndex[k]; !taken {
-			return &k
+		if name := p.names.lookup(root.name); name < 0 || p.funcOf.get(file, name) < 0 {
+			return root
 		}
-		k.name += "'"
+		root.name = append(root.name, '\'')
 	}
 }
 
@@ -398,8 +452,10 @@ func appendCost(dst []byte, c fold.Count) []byte {
 type writer struct {
 	w        *bufio.Writer
 	compress bool
-	files    map[string]int
-	fns      map[funcKey]int
+	fileIDs  []int32 // written id of each file, 0 before its first line
+	files    int32   // files written
+	fnIDs    []int32 // written id of each function, 0 before its first line
+	fns      int32   // functions written
 	buf      []byte
 }
 
@@ -412,7 +468,7 @@ func (o *writer) str(parts ...string) {
 // spec writes "spec=name", or, compressed, "spec=(id) name" the first
 // time and "spec=(id)" after. A name that itself looks like "(digits)…"
 // is always written compressed, the only form in which it reads back.
-func (o *writer) spec(spec, name string, id int, first bool) {
+func (o *writer) spec(spec string, name []byte, id int32, first bool) {
 	o.buf = append(o.buf[:0], spec...)
 	o.buf = append(o.buf, '=')
 	if o.compress || looksCompressed(name) {
@@ -430,35 +486,35 @@ func (o *writer) spec(spec, name string, id int, first bool) {
 	o.w.Write(o.buf)
 }
 
-func looksCompressed(name string) bool {
+func looksCompressed(name []byte) bool {
 	return len(name) > 1 && name[0] == '(' && name[1] >= '0' && name[1] <= '9'
 }
 
-// file writes a fl= or cfl= line. Files and functions have separate ids.
-func (o *writer) file(spec, name string) {
-	id, ok := o.files[name]
-	if !ok {
-		id = len(o.files) + 1
-		o.files[name] = id
-	}
-	o.spec(spec, name, id, !ok)
-}
-
-// fn writes a fn= or cfn= line. Function ids are per file and name: two
+// fl writes a fl= or cfl= line and fn a fn= or cfn= line. Files and
+// functions have separate ids; function ids are per file and name: two
 // files may hold functions of the same name.
-func (o *writer) fn(spec string, k funcKey) {
-	id, ok := o.fns[k]
-	if !ok {
-		id = len(o.fns) + 1
-		o.fns[k] = id
+func (o *writer) fl(spec string, f funcRef) {
+	first := o.fileIDs[f.file] == 0
+	if first {
+		o.files++
+		o.fileIDs[f.file] = o.files
 	}
-	o.spec(spec, k.name, id, !ok)
+	o.spec(spec, f.fileName, o.fileIDs[f.file], first)
 }
 
-func (o *writer) function(k funcKey) {
+func (o *writer) fn(spec string, f funcRef) {
+	first := o.fnIDs[f.fn] == 0
+	if first {
+		o.fns++
+		o.fnIDs[f.fn] = o.fns
+	}
+	o.spec(spec, f.name, o.fnIDs[f.fn], first)
+}
+
+func (o *writer) function(f funcRef) {
 	o.w.WriteByte('\n')
-	o.file("fl", k.file)
-	o.fn("fn", k)
+	o.fl("fl", f)
+	o.fn("fn", f)
 }
 
 func (o *writer) cost(line uint64, c fold.Count) {
@@ -472,8 +528,8 @@ func (o *writer) cost(line uint64, c fold.Count) {
 // call writes a call of callee (calls times, entering it at line to) made
 // at line from, with its inclusive cost. calls is never 0: callgrind
 // readers take the cost line after "calls=0" as self cost.
-func (o *writer) call(callee funcKey, calls, to, from uint64, c fold.Count) {
-	o.file("cfl", callee.file)
+func (o *writer) call(callee funcRef, calls, to, from uint64, c fold.Count) {
+	o.fl("cfl", callee)
 	o.fn("cfn", callee)
 	o.buf = append(o.buf[:0], "calls="...)
 	o.buf = strconv.AppendUint(o.buf, calls, 10)

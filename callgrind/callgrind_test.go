@@ -235,8 +235,8 @@ type truth struct {
 }
 
 func key(frame []byte) string {
-	k, _ := frameFunction(frame)
-	return k.file + ":" + k.name
+	file, name, _ := frameFunction(frame)
+	return string(file) + ":" + string(name)
 }
 
 func stacksTruth(t testing.TB, folded string) truth {
