@@ -154,7 +154,7 @@ func (c *Chunker) Next() (*Chunk, error) {
 // read as it is (not decompressed).
 func mappable(in *input) *os.File {
 	f, ok := in.closer.(*os.File)
-	if _, plain := in.Reader.(*bufio.Reader); !ok || !plain {
+	if _, plain := in.Reader.(*bufio.Reader); !canMap || !ok || !plain {
 		return nil
 	}
 	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {

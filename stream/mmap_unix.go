@@ -8,6 +8,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// canMap tells whether plain files are mapped (see Chunker).
+const canMap = true
+
 // mapFile maps n bytes of f from offset off (a multiple of the page
 // size) for reading.
 func mapFile(f *os.File, off int64, n int) ([]byte, error) {
