@@ -53,6 +53,7 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"io"
 	"math"
@@ -303,52 +304,63 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 			fileRank[f] = int32(i)
 		}
 	}
-	order := make([]int32, len(p.funcs))
-	for i := range order {
-		order[i] = int32(i)
+	// The names' first 8 bytes, compared as numbers, settle most
+	// comparisons without reading the names. (cmp.Or evaluates all its
+	// arguments: the names are compared only on a tie.)
+	type funcKey struct {
+		file   int32 // rank
+		fn     int32
+		prefix uint64
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		fa, fb := &p.funcs[a], &p.funcs[b]
-		if fa.file != fb.file {
-			return cmp.Compare(fileRank[fa.file], fileRank[fb.file])
+	keys := make([]funcKey, len(p.funcs))
+	for i := range p.funcs {
+		f := &p.funcs[i]
+		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.names.get(f.name))}
+	}
+	slices.SortFunc(keys, func(a, b funcKey) int {
+		if c := cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.prefix, b.prefix)); c != 0 {
+			return c
 		}
-		return bytes.Compare(p.names.get(fa.name), p.names.get(fb.name))
+		return bytes.Compare(p.names.get(p.funcs[a.fn].name), p.names.get(p.funcs[b.fn].name))
 	})
+	order := make([]int32, len(p.funcs))
 	rank := make([]int32, len(p.funcs))
-	for i, fn := range order {
-		rank[fn] = int32(i)
+	for i, k := range keys {
+		order[i] = k.fn
+		rank[k.fn] = int32(i)
 	}
-	// Frames and calls of a function come in the order of their line,
-	// then of the frames as read (distinct frames differ there).
-	byFrame := func(a, b int32) int {
-		fa, fb := &p.frames[a], &p.frames[b]
-		return cmp.Or(cmp.Compare(rank[fa.fn], rank[fb.fn]), cmp.Compare(fa.line, fb.line),
-			bytes.Compare(p.frameNames.get(a), p.frameNames.get(b)))
+	keys = nil
+	// Frames of a function come in the order of their line, then of the
+	// frames as read (distinct frames differ there).
+	type frameKey struct {
+		rank, frame int32
+		line        uint64
+	}
+	sortFrames := func(use func(f *frame) bool) []frameKey {
+		var keys []frameKey
+		for id := range p.frames {
+			if f := &p.frames[id]; use(f) {
+				keys = append(keys, frameKey{rank[f.fn], int32(id), f.line})
+			}
+		}
+		slices.SortFunc(keys, func(a, b frameKey) int {
+			if c := cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.line, b.line)); c != 0 {
+				return c
+			}
+			return bytes.Compare(p.frameNames.get(a.frame), p.frameNames.get(b.frame))
+		})
+		return keys
 	}
 
 	// The root's calls, when a root function is also called.
 	if root := p.rootName(); root.name != nil {
 		out.function(root)
-		var roots []int32
-		for id := range p.frames {
-			if p.frames[id].rootCalls > 0 {
-				roots = append(roots, int32(id))
-			}
-		}
-		slices.SortFunc(roots, byFrame)
-		for _, id := range roots {
-			f := &p.frames[id]
+		for _, k := range sortFrames(func(f *frame) bool { return f.rootCalls > 0 }) {
+			f := &p.frames[k.frame]
 			out.call(p.ref(f.fn), f.rootCalls, f.line, 0, f.rootCost)
 		}
 	}
-
-	var leaves []int32
-	for id := range p.frames {
-		if p.frames[id].leaf {
-			leaves = append(leaves, int32(id))
-		}
-	}
-	slices.SortFunc(leaves, byFrame)
+	leaves := sortFrames(func(f *frame) bool { return f.leaf })
 
 	// Calls by caller, then by callee, each as a function, a line and
 	// the frame as read. The keys are gathered first: sorting compares
@@ -376,8 +388,8 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 
 	for r, fn := range order {
 		out.function(p.ref(fn))
-		for ; len(leaves) > 0 && rank[p.frames[leaves[0]].fn] == int32(r); leaves = leaves[1:] {
-			f := &p.frames[leaves[0]]
+		for ; len(leaves) > 0 && leaves[0].rank == int32(r); leaves = leaves[1:] {
+			f := &p.frames[leaves[0].frame]
 			out.cost(f.line, f.self)
 		}
 		for ; len(calls) > 0 && calls[0].from == int32(r); calls = calls[1:] {
@@ -388,6 +400,14 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	}
 	err := bw.Flush()
 	return cw.n, err
+}
+
+// prefix returns the first 8 bytes of s as a number that sorts as they
+// do.
+func prefix(s []byte) uint64 {
+	var b [8]byte
+	copy(b[:], s)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // funcRef is a function as written: its ids in the writer's tables and

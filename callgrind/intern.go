@@ -14,14 +14,14 @@ import (
 // appearance.
 type strtab struct {
 	seed  maphash.Seed
-	arena []byte  // the strings, back to back
-	ends  []int   // ends[id]: the end of string id in arena
-	slots []int32 // open addressing: id+1, 0 when empty
+	arena []byte   // the strings, back to back
+	ends  []int    // ends[id]: the end of string id in arena
+	slots []uint64 // open addressing: tag<<32 | id+1, 0 when empty
 	mask  uint64
 }
 
 func newStrtab() *strtab {
-	return &strtab{seed: maphash.MakeSeed(), slots: make([]int32, 1024), mask: 1023}
+	return &strtab{seed: maphash.MakeSeed(), slots: make([]uint64, 1024), mask: 1023}
 }
 
 // len returns the number of strings.
@@ -52,36 +52,46 @@ func (t *strtab) intern(s []byte) (id int32, added bool) {
 	id = int32(len(t.ends))
 	t.arena = append(t.arena, s...)
 	t.ends = append(t.ends, len(t.arena))
-	t.slots[slot] = id + 1
+	t.slots[slot] = tag(h) | uint64(id+1)
 	if uint64(len(t.ends))*4 > uint64(len(t.slots))*3 {
 		t.grow()
 	}
 	return id, true
 }
 
+// tag keeps the high half of a string's hash in its slot: most slots
+// that hold another string are passed over without reading it, and the
+// table grows without hashing the strings again. The slot of a string
+// comes from that half too.
+func tag(h uint64) uint64 { return h &^ (1<<32 - 1) }
+
 // find returns the id of s and its slot, or -1 and the empty slot where s
 // goes.
 func (t *strtab) find(s []byte, h uint64) (int32, uint64) {
-	for i := h & t.mask; ; i = (i + 1) & t.mask {
+	for i := h >> 32 & t.mask; ; i = (i + 1) & t.mask {
 		v := t.slots[i]
 		if v == 0 {
 			return -1, i
 		}
-		if bytes.Equal(t.get(v-1), s) {
-			return v - 1, i
+		if id := int32(uint32(v)) - 1; v&^(1<<32-1) == tag(h) && bytes.Equal(t.get(id), s) {
+			return id, i
 		}
 	}
 }
 
 func (t *strtab) grow() {
-	t.slots = make([]int32, 2*len(t.slots))
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
 	t.mask = uint64(len(t.slots) - 1)
-	for id := range t.ends {
-		i := maphash.Bytes(t.seed, t.get(int32(id))) & t.mask
+	for _, v := range old {
+		if v == 0 {
+			continue
+		}
+		i := v >> 32 & t.mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & t.mask
 		}
-		t.slots[i] = int32(id) + 1
+		t.slots[i] = v
 	}
 }
 
