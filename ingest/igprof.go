@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -110,8 +111,8 @@ type IgProfParser struct {
 	symbols   []string          // symbol → name
 	symbolOf  map[string]uint32 // name → symbol
 
-	joined []byte // function names from the root to the current node, joined by ';'
-	ends   []int  // ends[i]: len(joined) through the node at depth i+1
+	path   []uint32 // symbols from the root to the current node
+	joined []byte   // scratch for Stack
 
 	leaks []IgProfLeak // backing store of Values[i].Leaks
 	name  []byte       // scratch for symbol names
@@ -127,11 +128,25 @@ func (p *IgProfParser) Dumps() int { return p.dumps }
 
 // Depth returns the depth of the current node (1 for a root), 0 before
 // the first node of a dump.
-func (p *IgProfParser) Depth() int { return len(p.ends) }
+func (p *IgProfParser) Depth() int { return len(p.path) }
 
 // Stack returns the function names from the root to the current node,
-// joined by ';'. It is valid until the next Parse.
-func (p *IgProfParser) Stack() []byte { return p.joined }
+// joined by ';'. It is valid until the next Parse or Stack.
+func (p *IgProfParser) Stack() []byte {
+	p.joined = p.appendNames(p.joined[:0], p.path)
+	return p.joined
+}
+
+// appendNames appends the names of symbols to dst, joined by ';'.
+func (p *IgProfParser) appendNames(dst []byte, symbols []uint32) []byte {
+	for i, sym := range symbols {
+		if i > 0 {
+			dst = append(dst, fold.Sep)
+		}
+		dst = append(dst, p.symbols[sym]...)
+	}
+	return dst
+}
 
 // Parse parses one line (without its newline). Malformed lines return an
 // *IgProfSyntaxError; the parser stays usable and the line has no values.
@@ -144,7 +159,7 @@ func (p *IgProfParser) Parse(line []byte) (IgProfLineKind, error) {
 	switch {
 	case len(line) == 0:
 		return IgProfBlank, nil
-	case bytes.HasPrefix(line, []byte("P=(")):
+	case line[0] == 'P' && bytes.HasPrefix(line, []byte("P=(")):
 		return IgProfHead, p.parseHeader(line)
 	case p.dumps == 0:
 		return IgProfNode, igSyntax("no dump header P=(…) before this line")
@@ -177,10 +192,10 @@ func (p *IgProfParser) parseHeaderFields(line []byte) error {
 	// P=(HEX ID=<pid> N=(<program>) T=<seconds>)
 	var h IgProfHeader
 	s := line[len("P=("):]
-	if rest, ok := bytes.CutPrefix(s, []byte("HEX ")); ok {
+	if rest, ok := cutPrefix(s, "HEX "); ok {
 		h.Hex, s = true, rest
 	}
-	s, ok := bytes.CutPrefix(s, []byte("ID="))
+	s, ok := cutPrefix(s, "ID=")
 	if !ok {
 		return igSyntax("header: no ID=")
 	}
@@ -189,7 +204,7 @@ func (p *IgProfParser) parseHeaderFields(line []byte) error {
 		return igSyntax("header: bad process id")
 	}
 	h.PID = pid
-	s, ok = bytes.CutPrefix(s, []byte(" N=("))
+	s, ok = cutPrefix(s, " N=(")
 	if !ok {
 		return igSyntax("header: no N=(program)")
 	}
@@ -216,21 +231,10 @@ func (h *IgProfHeader) base() int {
 
 // truncate cuts the current path to its first n nodes.
 func (p *IgProfParser) truncate(n int) {
-	p.ends = p.ends[:n]
-	if n == 0 {
-		p.joined = p.joined[:0]
-	} else {
-		p.joined = p.joined[:p.ends[n-1]]
-	}
+	p.path = p.path[:n]
 }
 
-func (p *IgProfParser) push(sym uint32) {
-	if len(p.ends) > 0 {
-		p.joined = append(p.joined, fold.Sep)
-	}
-	p.joined = append(p.joined, p.symbols[sym]...)
-	p.ends = append(p.ends, len(p.joined))
-}
+func (p *IgProfParser) push(sym uint32) { p.path = append(p.path, sym) }
 
 func (p *IgProfParser) parseNode(line []byte) error {
 	base := p.Header.base()
@@ -238,13 +242,13 @@ func (p *IgProfParser) parseNode(line []byte) error {
 	if !ok || depth == 0 {
 		return igSyntax("bad call depth")
 	}
-	if depth > uint64(len(p.ends))+1 {
-		return igSyntax("call depth %d under a node of depth %d (its parent line is missing or was skipped)", depth, len(p.ends))
+	if depth > uint64(len(p.path))+1 {
+		return igSyntax("call depth %d under a node of depth %d (its parent line is missing or was skipped)", depth, len(p.path))
 	}
 	d := int(depth)
 	// Whatever happens next, the node replaces the old one at depth d.
 	p.truncate(d - 1)
-	s, ok = bytes.CutPrefix(s, []byte(" FN"))
+	s, ok = cutPrefix(s, " FN")
 	if !ok {
 		return igSyntax("no function FN<id> after the depth")
 	}
@@ -266,7 +270,7 @@ func (p *IgProfParser) parseNode(line []byte) error {
 		}
 	}
 	// The offset of the call in the function: unused.
-	s, ok = bytes.CutPrefix(s, []byte("+"))
+	s, ok = cutPrefix(s, "+")
 	if !ok {
 		return igSyntax("no +<offset> after the function")
 	}
@@ -285,7 +289,7 @@ func (p *IgProfParser) parseNode(line []byte) error {
 // (F<fid>=(<path>)+<fileoff> N=(<symbol>)) or (F<fid>+<fileoff> N=(<symbol>)).
 // It returns the rest after the closing parenthesis.
 func (p *IgProfParser) parseFunction(s []byte, base int) (uint32, []byte, error) {
-	s, ok := bytes.CutPrefix(s, []byte("(F"))
+	s, ok := cutPrefix(s, "(F")
 	if !ok {
 		return 0, nil, igSyntax("function definition without (F<file>")
 	}
@@ -314,7 +318,7 @@ func (p *IgProfParser) parseFunction(s []byte, base int) (uint32, []byte, error)
 			return 0, nil, igSyntax("file F%s used before its definition", formatUint(fid, base))
 		}
 	}
-	s, ok = bytes.CutPrefix(s, []byte("+"))
+	s, ok = cutPrefix(s, "+")
 	if !ok {
 		return 0, nil, igSyntax("no +<offset> after the file")
 	}
@@ -322,7 +326,7 @@ func (p *IgProfParser) parseFunction(s []byte, base int) (uint32, []byte, error)
 	if !ok {
 		return 0, nil, igSyntax("bad file offset")
 	}
-	s, ok = bytes.CutPrefix(s, []byte(" N=("))
+	s, ok = cutPrefix(s, " N=(")
 	if !ok {
 		return 0, nil, igSyntax("no N=(<symbol>) in the function definition")
 	}
@@ -381,7 +385,7 @@ func (p *IgProfParser) intern(name []byte) uint32 {
 func (p *IgProfParser) parseValues(s []byte, base int) error {
 	for len(s) > 0 {
 		var ok bool
-		s, ok = bytes.CutPrefix(s, []byte(" V"))
+		s, ok = cutPrefix(s, " V")
 		if !ok {
 			return igSyntax("unexpected %.20q after the function (want \" V<counter>\")", s)
 		}
@@ -406,28 +410,32 @@ func (p *IgProfParser) parseValues(s []byte, base int) error {
 			}
 			ctr = int(c)
 		}
-		s, ok = bytes.CutPrefix(s, []byte(":("))
+		s, ok = cutPrefix(s, ":(")
 		if !ok {
 			return igSyntax("no :(<count>,<total>,<peak>) after counter V%s", formatUint(cid, base))
 		}
-		v := IgProfValue{Counter: ctr}
-		if bytes.IndexByte(s[:bytes.IndexByte(s, ')')+1], '-') >= 0 {
-			// igprof writes int64s; a stack's weight cannot be negative.
-			return igSyntax("negative counter value")
-		}
+		p.Values = append(p.Values, IgProfValue{Counter: ctr})
+		v := &p.Values[len(p.Values)-1]
+		values := s
+		var why string
 		if v.Count, s, ok = cutUint(s, base); !ok || !hasByte(s, ',') {
-			return igSyntax("bad counter count")
+			why = "bad counter count"
+		} else if v.Total, s, ok = cutUint(s[1:], base); !ok || !hasByte(s, ',') {
+			why = "bad counter total"
+		} else if v.Peak, s, ok = cutUint(s[1:], base); !ok || !hasByte(s, ')') {
+			why = "bad counter peak"
 		}
-		if v.Total, s, ok = cutUint(s[1:], base); !ok || !hasByte(s, ',') {
-			return igSyntax("bad counter total")
-		}
-		if v.Peak, s, ok = cutUint(s[1:], base); !ok || !hasByte(s, ')') {
-			return igSyntax("bad counter peak")
+		if why != "" {
+			if bytes.IndexByte(values[:bytes.IndexByte(values, ')')+1], '-') >= 0 {
+				// igprof writes int64s; a stack's weight cannot be negative.
+				why = "negative counter value"
+			}
+			return igSyntax("%s", why)
 		}
 		s = s[1:]
 		first := len(p.leaks)
 		for len(s) > 0 && s[0] == ';' {
-			s, ok = bytes.CutPrefix(s, []byte(";LK=(0x"))
+			s, ok = cutPrefix(s, ";LK=(0x")
 			if !ok {
 				return igSyntax("unexpected %.20q after a counter (want \";LK=(0x…\")", s)
 			}
@@ -442,7 +450,6 @@ func (p *IgProfParser) parseValues(s []byte, base int) error {
 			p.leaks = append(p.leaks, lk)
 		}
 		v.Leaks = p.leaks[first:len(p.leaks):len(p.leaks)]
-		p.Values = append(p.Values, v)
 	}
 	// Leaks were appended to one backing array that may have moved:
 	// point each value at its final place.
@@ -502,6 +509,15 @@ func (t *idTable) get(id uint64) (uint32, bool) {
 	}
 	v, ok := t.sparse[id]
 	return v, ok
+}
+
+// cutPrefix is bytes.CutPrefix for a constant prefix, which the compiler
+// then compares without a call.
+func cutPrefix(s []byte, prefix string) ([]byte, bool) {
+	if len(s) >= len(prefix) && string(s[:len(prefix)]) == prefix {
+		return s[len(prefix):], true
+	}
+	return s, false
 }
 
 func hasByte(s []byte, c byte) bool { return len(s) > 0 && s[0] == c }
@@ -639,13 +655,15 @@ func parseDecimalFraction(s string) (num, den uint64, err error) {
 // diag, then finishes f.
 func FoldIgProf(r *stream.Reader, f *IgProfFolder, diag *stream.Diag) error {
 	for r.Scan() {
-		err := f.Line(r.Name(), r.Bytes())
-		var se *IgProfSyntaxError
-		if errors.As(err, &se) {
-			err = diag.Malformed(r.Name(), r.Line(), r.Bytes(), se.Why)
-		}
-		if err != nil {
-			return err
+		if err := f.Line(r.Name(), r.Bytes()); err != nil {
+			// Only here: errors.As's target escapes, one allocation.
+			var se *IgProfSyntaxError
+			if errors.As(err, &se) {
+				err = diag.Malformed(r.Name(), r.Line(), r.Bytes(), se.Why)
+			}
+			if err != nil {
+				return err
+			}
 		}
 	}
 	if err := r.Err(); err != nil {
@@ -760,6 +778,8 @@ type IgProfFolder struct {
 	counter int // index of the folded counter, -1 until known
 	isMax   bool
 	stats   []IgProfCounterStats
+	// statIsMax[c] is IgProfIsMax of counter c, asked once.
+	statIsMax []bool
 
 	inDump      bool   // a dump header was read
 	dumpName    string // input of the current dump
@@ -771,7 +791,7 @@ type IgProfFolder struct {
 	maxes *stream.Aggregator // stack+"\x00"+8-byte value → 1, for _MAX
 	stack []byte             // scratch: the stack being emitted
 	root  []byte             // the program's frame and ';'
-
+	nodes igProfTree         // the sums of the other counters
 }
 
 // NewIgProfFolder returns a folder that hands each stack to emit.
@@ -779,7 +799,13 @@ func NewIgProfFolder(opt IgProfOptions, emit EmitFunc) *IgProfFolder {
 	if opt.Leaks && opt.Counter == "" {
 		opt.Counter = "MEM_LIVE"
 	}
-	return &IgProfFolder{opt: opt, emit: emit, p: NewIgProfParser(), counter: -1}
+	f := &IgProfFolder{opt: opt, emit: emit, p: NewIgProfParser(), counter: -1}
+	mem := opt.Agg.Mem
+	if mem <= 0 {
+		mem = stream.DefaultMem
+	}
+	f.nodes.maxNodes = max(int(mem/8/igProfNodeBytes), 1024)
+	return f
 }
 
 // Parser returns the folder's parser.
@@ -797,6 +823,7 @@ func (f *IgProfFolder) Line(name string, line []byte) error {
 		// call its dump header-only as well.
 		f.inDump, f.dumpName, f.dumpValues = true, name, err != nil
 		f.root = append(bytes.ReplaceAll([]byte(f.p.Header.Program), []byte{fold.Sep}, []byte{':'}), fold.Sep)
+		f.nodes.setRoot(f.p.intern(f.root[:len(f.root)-1]))
 		if err == nil {
 			if err := f.checkTick(); err != nil {
 				return err
@@ -841,12 +868,14 @@ func (f *IgProfFolder) endDump() error {
 func (f *IgProfFolder) value(v *IgProfValue) error {
 	f.dumpValues = true
 	for len(f.stats) <= v.Counter {
-		f.stats = append(f.stats, IgProfCounterStats{Name: f.p.Counters[len(f.stats)]})
+		name := f.p.Counters[len(f.stats)]
+		f.stats = append(f.stats, IgProfCounterStats{Name: name})
+		f.statIsMax = append(f.statIsMax, IgProfIsMax(name))
 	}
 	st := &f.stats[v.Counter]
 	st.Records++
 	st.Count += v.Count
-	if IgProfIsMax(st.Name) {
+	if f.statIsMax[v.Counter] {
 		st.Total = max(st.Total, v.Total)
 		st.Peak = max(st.Peak, v.Peak)
 	} else {
@@ -857,10 +886,11 @@ func (f *IgProfFolder) value(v *IgProfValue) error {
 	if f.opt.ListOnly {
 		return nil
 	}
-	if !f.selected(v.Counter) {
-		return nil
-	}
+	// The folded counter is selected; another may become it.
 	if f.counter < 0 || v.Counter != f.counter {
+		if !f.selected(v.Counter) {
+			return nil
+		}
 		if err := f.choose(v.Counter); err != nil {
 			return err
 		}
@@ -890,7 +920,41 @@ func (f *IgProfFolder) value(v *IgProfValue) error {
 		f.stack = binary.BigEndian.AppendUint64(f.stack, n)
 		return f.maxes.Add(f.stack, fold.Int(1))
 	}
-	return f.emit(f.stack, f.count(n))
+	// Summed by call-tree path here, so that a stack is built and
+	// hashed once, not for every node that has it.
+	if err := f.nodes.add(f.p.path, f.count(n)); err != nil {
+		return err
+	}
+	if len(f.nodes.nodes) > f.nodes.maxNodes {
+		return f.flushNodes()
+	}
+	return nil
+}
+
+// flushNodes emits the sums of the call-tree paths and forgets them.
+func (f *IgProfFolder) flushNodes() error {
+	t := &f.nodes
+	for id := range t.nodes {
+		nd := &t.nodes[id]
+		if !nd.used {
+			continue
+		}
+		// The symbols from the program's frame, collected leaf first.
+		t.walk = t.walk[:0]
+		for i := int32(id); i >= 0; i = t.nodes[i].parent {
+			t.walk = append(t.walk, t.nodes[i].sym)
+		}
+		slices.Reverse(t.walk)
+		if f.opt.NoRoot {
+			t.walk = t.walk[1:]
+		}
+		f.stack = f.p.appendNames(f.stack[:0], t.walk)
+		if err := f.emit(f.stack, nd.sum); err != nil {
+			return err
+		}
+	}
+	t.reset()
+	return nil
 }
 
 // selected reports whether values of counter c are folded.
@@ -920,6 +984,7 @@ func (f *IgProfFolder) choose(c int) error {
 			f.maxes = nil
 		}
 	}
+	f.nodes.reset()
 	f.counter = c
 	name := f.p.Counters[c]
 	f.isMax = IgProfIsMax(name) && f.opt.Value != IgProfCount && !f.opt.Leaks
@@ -936,7 +1001,7 @@ func (f *IgProfFolder) appendStack(dst []byte) []byte {
 	if !f.opt.NoRoot {
 		dst = append(dst, f.root...)
 	}
-	return append(dst, f.p.Stack()...)
+	return f.p.appendNames(dst, f.p.path)
 }
 
 // count converts a folded number to the emitted count.
@@ -966,6 +1031,9 @@ func (f *IgProfFolder) Finish() error {
 			return fmt.Errorf("counter %s is not in the profile (it has %s)", f.opt.Counter, strings.Join(f.p.Counters, ", "))
 		}
 	}
+	if err := f.flushNodes(); err != nil {
+		return err
+	}
 	if f.maxes == nil {
 		return nil
 	}
@@ -992,6 +1060,112 @@ func (f *IgProfFolder) Finish() error {
 		return err
 	}
 	return flush()
+}
+
+// igProfTree sums the values of a counter by call-tree path: a node is a
+// symbol under its parent node, the roots are the programs' frames. Only
+// the sums of the paths with values are emitted, each once, as stacks.
+type igProfTree struct {
+	nodes    []igProfNode
+	children []igProfSlot // open addressing by parent and symbol
+	mask     uint64
+	maxNodes int // past it, the sums are emitted and the tree emptied
+
+	rootSym uint32 // the program's frame of the current dump
+	root    int32  // its node, -1 until needed
+	// The nodes of the last path added: cached, since consecutive
+	// nodes of a dump share most of their path.
+	pathSyms []uint32
+	path     []int32
+
+	walk []uint32 // scratch for flushNodes
+}
+
+type igProfSlot struct {
+	key  uint64 // parent<<32 | symbol
+	node int32  // node+1, 0 when empty
+}
+
+type igProfNode struct {
+	parent int32 // -1 for a program's frame
+	sym    uint32
+	used   bool // has a value
+	sum    fold.Count
+}
+
+// igProfNodeBytes is about what a node costs, with its table slot.
+const igProfNodeBytes = 64
+
+func (t *igProfTree) setRoot(sym uint32) {
+	t.rootSym, t.root = sym, -1
+	t.pathSyms, t.path = t.pathSyms[:0], t.path[:0]
+}
+
+func (t *igProfTree) reset() {
+	t.nodes = t.nodes[:0]
+	clear(t.children)
+	t.setRoot(t.rootSym)
+}
+
+func (t *igProfTree) child(parent int32, sym uint32) int32 {
+	k := uint64(uint32(parent))<<32 | uint64(sym)
+	if 4*len(t.nodes) >= 3*len(t.children) {
+		t.grow()
+	}
+	i := t.slot(k)
+	if sl := &t.children[i]; sl.node != 0 {
+		return sl.node - 1
+	}
+	id := int32(len(t.nodes))
+	t.nodes = append(t.nodes, igProfNode{parent: parent, sym: sym})
+	t.children[i] = igProfSlot{k, id + 1}
+	return id
+}
+
+// slot returns the slot of key k: its own or the empty one where it goes.
+func (t *igProfTree) slot(k uint64) uint64 {
+	for i := (k * 0x9e3779b97f4a7c15) >> 32 & t.mask; ; i = (i + 1) & t.mask {
+		if sl := &t.children[i]; sl.node == 0 || sl.key == k {
+			return i
+		}
+	}
+}
+
+func (t *igProfTree) grow() {
+	old := t.children
+	t.children = make([]igProfSlot, max(2*len(old), 1024))
+	t.mask = uint64(len(t.children) - 1)
+	for _, sl := range old {
+		if sl.node != 0 {
+			t.children[t.slot(sl.key)] = sl
+		}
+	}
+}
+
+// add adds c to the node at path, the symbols under the program's frame.
+func (t *igProfTree) add(path []uint32, c fold.Count) error {
+	if t.root < 0 {
+		t.root = t.child(-1, t.rootSym)
+	}
+	k := 0
+	for k < len(t.pathSyms) && k < len(path) && t.pathSyms[k] == path[k] {
+		k++
+	}
+	t.pathSyms = append(t.pathSyms[:k], path[k:]...)
+	t.path = t.path[:k]
+	node := t.root
+	if k > 0 {
+		node = t.path[k-1]
+	}
+	for _, sym := range path[k:] {
+		node = t.child(node, sym)
+		t.path = append(t.path, node)
+	}
+	nd := &t.nodes[node]
+	nd.used = true
+	var err error
+	nd.sum, err = nd.sum.Add(c)
+	return err
 }
 
 // Counter returns the name of the folded counter ("" before any value).

@@ -807,3 +807,43 @@ func TestIgProfCounterStats(t *testing.T) {
 		t.Errorf("stats %s, want %s", got, want)
 	}
 }
+
+// The folder sums values by call-tree path and emits the sums when the
+// tree outgrows its budget: stacks come out the same however often that
+// happens.
+func TestIgProfTreeFlushes(t *testing.T) {
+	for _, tt := range []struct {
+		dump string
+		opt  IgProfOptions
+	}{
+		{"igprof.pp.cwork.gz", IgProfOptions{}},
+		{"igprof.pp.ls.gz", IgProfOptions{Seconds: true}},
+		{"igprof.mp.ls.gz", IgProfOptions{Counter: "MEM_LIVE", NoRoot: true}},
+		{"igprof.mp.cwork.gz", IgProfOptions{Value: IgProfCount}},
+	} {
+		want, _, err := igFold(t, tt.opt, filepath.Join(igDir, tt.dump))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]fold.Count{}
+		f := NewIgProfFolder(tt.opt, func(stack []byte, c fold.Count) error {
+			sum, err := got[string(stack)].Add(c)
+			got[string(stack)] = sum
+			return err
+		})
+		f.nodes.maxNodes = 3
+		r := stream.NewReader([]string{filepath.Join(igDir, tt.dump)})
+		for r.Scan() {
+			if err := f.Line(r.Name(), r.Bytes()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.Close()
+		if err := f.Finish(); err != nil {
+			t.Fatal(err)
+		}
+		if folded(got) != folded(want) {
+			t.Errorf("%s %+v: stacks differ when the tree is flushed", tt.dump, tt.opt)
+		}
+	}
+}
