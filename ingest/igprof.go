@@ -911,19 +911,17 @@ func (f *IgProfFolder) value(v *IgProfValue) error {
 	if n == 0 {
 		return nil
 	}
-	f.stack = f.appendStack(f.stack[:0])
+	// Summed (or kept by maximum) by call-tree path here, so that a
+	// stack is built and hashed once, not for every node that has it.
+	nd := f.nodes.node(f.p.path)
+	nd.used = true
 	if f.isMax {
-		// Keyed by stack and value, sorted: the last key of a stack
-		// holds its maximum. "\x00" sorts before any frame byte, so
-		// stacks come out in their own bytewise order.
-		f.stack = append(f.stack, 0)
-		f.stack = binary.BigEndian.AppendUint64(f.stack, n)
-		return f.maxes.Add(f.stack, fold.Int(1))
-	}
-	// Summed by call-tree path here, so that a stack is built and
-	// hashed once, not for every node that has it.
-	if err := f.nodes.add(f.p.path, f.count(n)); err != nil {
-		return err
+		nd.sum.N = max(nd.sum.N, n)
+	} else {
+		var err error
+		if nd.sum, err = nd.sum.Add(f.count(n)); err != nil {
+			return err
+		}
 	}
 	if len(f.nodes.nodes) > f.nodes.maxNodes {
 		return f.flushNodes()
@@ -949,7 +947,18 @@ func (f *IgProfFolder) flushNodes() error {
 			t.walk = t.walk[1:]
 		}
 		f.stack = f.p.appendNames(f.stack[:0], t.walk)
-		if err := f.emit(f.stack, nd.sum); err != nil {
+		var err error
+		if f.isMax {
+			// Keyed by stack and value, sorted: the last key of a
+			// stack holds its maximum. "\x00" sorts before any frame
+			// byte, so stacks come out in their own bytewise order.
+			f.stack = append(f.stack, 0)
+			f.stack = binary.BigEndian.AppendUint64(f.stack, nd.sum.N)
+			err = f.maxes.Add(f.stack, fold.Int(1))
+		} else {
+			err = f.emit(f.stack, nd.sum)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -1142,8 +1151,8 @@ func (t *igProfTree) grow() {
 	}
 }
 
-// add adds c to the node at path, the symbols under the program's frame.
-func (t *igProfTree) add(path []uint32, c fold.Count) error {
+// node returns the node at path, the symbols under the program's frame.
+func (t *igProfTree) node(path []uint32) *igProfNode {
 	if t.root < 0 {
 		t.root = t.child(-1, t.rootSym)
 	}
@@ -1161,11 +1170,7 @@ func (t *igProfTree) add(path []uint32, c fold.Count) error {
 		node = t.child(node, sym)
 		t.path = append(t.path, node)
 	}
-	nd := &t.nodes[node]
-	nd.used = true
-	var err error
-	nd.sum, err = nd.sum.Add(c)
-	return err
+	return &t.nodes[node]
 }
 
 // Counter returns the name of the folded counter ("" before any value).

@@ -820,17 +820,21 @@ func TestIgProfTreeFlushes(t *testing.T) {
 		{"igprof.pp.ls.gz", IgProfOptions{Seconds: true}},
 		{"igprof.mp.ls.gz", IgProfOptions{Counter: "MEM_LIVE", NoRoot: true}},
 		{"igprof.mp.cwork.gz", IgProfOptions{Value: IgProfCount}},
+		{"igprof.mp.cwork.gz", IgProfOptions{Counter: "MEM_MAX"}},
 	} {
 		want, _, err := igFold(t, tt.opt, filepath.Join(igDir, tt.dump))
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := map[string]fold.Count{}
-		f := NewIgProfFolder(tt.opt, func(stack []byte, c fold.Count) error {
+		opt := tt.opt
+		opt.Agg.TmpDir = t.TempDir()
+		f := NewIgProfFolder(opt, func(stack []byte, c fold.Count) error {
 			sum, err := got[string(stack)].Add(c)
 			got[string(stack)] = sum
 			return err
 		})
+		defer f.Close()
 		f.nodes.maxNodes = 3
 		r := stream.NewReader([]string{filepath.Join(igDir, tt.dump)})
 		for r.Scan() {
