@@ -22,7 +22,9 @@ names and meaning: --pid, --tid, --kernel, --jit, --all, --addrs,
 --event-filter, --srcline; --skip-after is inferno's.
 
 Perf script input is folded by -j workers (default: every core) over
-chunks cut at sample boundaries; the output is the same for any -j.
+chunks cut at sample boundaries; the output is the same for any -j. An
+uncompressed file is mapped into memory a chunk at a time rather than
+read; a file that shrinks while pfold folds it is an error.
 Memory is bounded by --mem: past it, sorted runs are spilled to --tmpdir
 and merged at the end, with output byte-identical to a run that did not
 spill.
