@@ -13,10 +13,17 @@ const Sep = ';'
 // Frame names may contain spaces; the count never does. A trailing '\r'
 // is ignored. The returned stack aliases line.
 func ParseLine(line []byte) (stack []byte, c Count, err error) {
-	line = bytes.TrimRight(line, " \t\r")
-	i := bytes.LastIndexByte(line, ' ')
-	if j := bytes.LastIndexByte(line, '\t'); j > i {
-		i = j
+	// Scan back from the end by hand: the count is a few bytes, while
+	// bytes.TrimRight and two LastIndexByte calls cost a pass over the
+	// whole line each when it has no tab.
+	end := len(line)
+	for end > 0 && (line[end-1] == ' ' || line[end-1] == '\t' || line[end-1] == '\r') {
+		end--
+	}
+	line = line[:end]
+	i := end - 1
+	for i >= 0 && line[i] != ' ' && line[i] != '\t' {
+		i--
 	}
 	if i < 0 {
 		return nil, Count{}, errors.New("no count after the stack")
