@@ -651,9 +651,9 @@ func parseDecimalFraction(s string) (num, den uint64, err error) {
 	return num, den, nil
 }
 
-// FoldIgProf folds every line of r into f, reporting malformed lines to
-// diag, then finishes f.
-func FoldIgProf(r *stream.Reader, f *IgProfFolder, diag *stream.Diag) error {
+// FoldIgProfSerial folds every line of r into f, reporting malformed
+// lines to diag, then finishes f, on one goroutine.
+func FoldIgProfSerial(r *stream.Reader, f *IgProfFolder, diag *stream.Diag) error {
 	for r.Scan() {
 		if err := f.Line(r.Name(), r.Bytes()); err != nil {
 			// Only here: errors.As's target escapes, one allocation.
