@@ -72,18 +72,18 @@ func tokenizeIgProf(line []byte, vals []igValue) (igLine, []igValue) {
 	if len(line) == 0 || line[0] != 'C' {
 		return slow, vals
 	}
-	depth, s, ok := cutUint(line[1:], 16)
+	depth, s, ok := cutHex(line[1:])
 	if !ok || depth == 0 {
 		return slow, vals
 	}
 	if s, ok = cutPrefix(s, " FN"); !ok {
 		return slow, vals
 	}
-	fn, s, ok := cutUint(s, 16)
+	fn, s, ok := cutHex(s)
 	if !ok || !hasByte(s, '+') {
 		return slow, vals
 	}
-	if off, rest, ok := cutUint(s[1:], 16); !ok || off > math.MaxInt64 {
+	if off, rest, ok := cutHex(s[1:]); !ok || off > math.MaxInt64 {
 		return slow, vals
 	} else {
 		s = rest
@@ -94,25 +94,40 @@ func tokenizeIgProf(line []byte, vals []igValue) (igLine, []igValue) {
 		if s, ok = cutPrefix(s, " V"); !ok {
 			return slow, vals[:first]
 		}
-		if v.counter, s, ok = cutUint(s, 16); !ok {
+		if v.counter, s, ok = cutHex(s); !ok {
 			return slow, vals[:first]
 		}
 		if s, ok = cutPrefix(s, ":("); !ok {
 			return slow, vals[:first]
 		}
-		if v.count, s, ok = cutUint(s, 16); !ok || !hasByte(s, ',') {
+		if v.count, s, ok = cutHex(s); !ok || !hasByte(s, ',') {
 			return slow, vals[:first]
 		}
-		if v.total, s, ok = cutUint(s[1:], 16); !ok || !hasByte(s, ',') {
+		if v.total, s, ok = cutHex(s[1:]); !ok || !hasByte(s, ',') {
 			return slow, vals[:first]
 		}
-		if v.peak, s, ok = cutUint(s[1:], 16); !ok || !hasByte(s, ')') {
+		if v.peak, s, ok = cutHex(s[1:]); !ok || !hasByte(s, ')') {
 			return slow, vals[:first]
 		}
 		s = s[1:]
 		vals = append(vals, v)
 	}
 	return igLine{depth: depth, fn: fn, vals0: int32(first), vals1: int32(len(vals))}, vals
+}
+
+// cutHex is cutUint(s, 16) for at most 16 digits; the parser takes
+// longer numbers.
+func cutHex(s []byte) (uint64, []byte, bool) {
+	var n uint64
+	i := 0
+	for ; i < len(s); i++ {
+		d := hexDigit[s[i]]
+		if d > 15 {
+			break
+		}
+		n = n<<4 | uint64(d)
+	}
+	return n, s[i:], i > 0 && i <= 16
 }
 
 // foldTokenized folds a tokenized line as Line would, and reports whether
