@@ -111,8 +111,11 @@ type IgProfParser struct {
 	symbols   []string          // symbol → name
 	symbolOf  map[string]uint32 // name → symbol
 
-	path   []uint32 // symbols from the root to the current node
-	joined []byte   // scratch for Stack
+	path []uint32 // symbols from the root to the current node
+	// kept is how many symbols at the start of path are unchanged since
+	// the folder last set it, so that its tree of paths resumes there.
+	kept   int
+	joined []byte // scratch for Stack
 
 	leaks []IgProfLeak // backing store of Values[i].Leaks
 	name  []byte       // scratch for symbol names
@@ -232,6 +235,7 @@ func (h *IgProfHeader) base() int {
 // truncate cuts the current path to its first n nodes.
 func (p *IgProfParser) truncate(n int) {
 	p.path = p.path[:n]
+	p.kept = min(p.kept, n)
 }
 
 func (p *IgProfParser) push(sym uint32) { p.path = append(p.path, sym) }
@@ -913,7 +917,8 @@ func (f *IgProfFolder) value(v *IgProfValue) error {
 	}
 	// Summed (or kept by maximum) by call-tree path here, so that a
 	// stack is built and hashed once, not for every node that has it.
-	nd := f.nodes.node(f.p.path)
+	nd := f.nodes.node(f.p.path, f.p.kept)
+	f.p.kept = len(f.p.path)
 	nd.used = true
 	if f.isMax {
 		nd.sum.N = max(nd.sum.N, n)
@@ -1082,10 +1087,9 @@ type igProfTree struct {
 
 	rootSym uint32 // the program's frame of the current dump
 	root    int32  // its node, -1 until needed
-	// The nodes of the last path added: cached, since consecutive
-	// nodes of a dump share most of their path.
-	pathSyms []uint32
-	path     []int32
+	// The nodes of the last path looked up: consecutive nodes of a
+	// dump share most of their path.
+	path []int32
 
 	walk []uint32 // scratch for flushNodes
 }
@@ -1107,7 +1111,7 @@ const igProfNodeBytes = 64
 
 func (t *igProfTree) setRoot(sym uint32) {
 	t.rootSym, t.root = sym, -1
-	t.pathSyms, t.path = t.pathSyms[:0], t.path[:0]
+	t.path = t.path[:0]
 }
 
 func (t *igProfTree) reset() {
@@ -1151,16 +1155,13 @@ func (t *igProfTree) grow() {
 	}
 }
 
-// node returns the node at path, the symbols under the program's frame.
-func (t *igProfTree) node(path []uint32) *igProfNode {
+// node returns the node at path, the symbols under the program's frame,
+// whose first kept symbols are those of the last path looked up.
+func (t *igProfTree) node(path []uint32, kept int) *igProfNode {
 	if t.root < 0 {
 		t.root = t.child(-1, t.rootSym)
 	}
-	k := 0
-	for k < len(t.pathSyms) && k < len(path) && t.pathSyms[k] == path[k] {
-		k++
-	}
-	t.pathSyms = append(t.pathSyms[:k], path[k:]...)
+	k := min(kept, len(t.path))
 	t.path = t.path[:k]
 	node := t.root
 	if k > 0 {

@@ -142,19 +142,18 @@ func (f *IgProfFolder) foldTokenized(ln *igLine, vals []igValue) (bool, error) {
 	if !ok {
 		return false, nil
 	}
-	for i := range vals {
-		if _, ok := p.ctrIDs.get(vals[i].counter); !ok {
-			return false, nil
-		}
-	}
+	// Parse, if it comes to it, starts with empty values.
 	p.Values, p.leaks = p.Values[:0], p.leaks[:0]
-	p.truncate(int(ln.depth) - 1)
-	p.push(sym)
 	for i := range vals {
 		v := &vals[i]
-		c, _ := p.ctrIDs.get(v.counter)
+		c, ok := p.ctrIDs.get(v.counter)
+		if !ok {
+			return false, nil
+		}
 		p.Values = append(p.Values, IgProfValue{Counter: int(c), Count: v.count, Total: v.total, Peak: v.peak})
 	}
+	p.truncate(int(ln.depth) - 1)
+	p.push(sym)
 	for i := range p.Values {
 		if err := f.value(&p.Values[i]); err != nil {
 			return true, err
