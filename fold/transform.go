@@ -39,11 +39,34 @@ func (t *Transform) Apply(dst, stack []byte, c Count) (out []byte, keep bool) {
 	return t.apply(dst, stack, c)
 }
 
-// anyFrame reports whether some frame of stack matches re.
-func anyFrame(re *regexp.Regexp, stack []byte) bool {
+// frameRE matches frames against a regular expression, after ruling
+// out with one fast literal search the stacks where no frame can match:
+// every match begins with the expression's literal prefix, so a stack
+// that does not contain it has no matching frame. Most stacks fail it,
+// and the regexp then runs on none of their frames.
+type frameRE struct {
+	re     *regexp.Regexp
+	prefix []byte // empty when the expression has none
+}
+
+func newFrameRE(re *regexp.Regexp) frameRE {
+	p, _ := re.LiteralPrefix()
+	return frameRE{re: re, prefix: []byte(p)}
+}
+
+// mayMatch reports whether some frame of stack can match; false is sure.
+func (m frameRE) mayMatch(stack []byte) bool {
+	return len(m.prefix) == 0 || bytes.Contains(stack, m.prefix)
+}
+
+// anyFrame reports whether some frame of stack matches.
+func (m frameRE) anyFrame(stack []byte) bool {
+	if !m.mayMatch(stack) {
+		return false
+	}
 	found := false
 	Frames(stack, func(f []byte) bool {
-		found = re.Match(f)
+		found = m.re.Match(f)
 		return !found
 	})
 	return found
@@ -51,15 +74,17 @@ func anyFrame(re *regexp.Regexp, stack []byte) bool {
 
 // Grep keeps the stacks in which some frame matches re.
 func Grep(re *regexp.Regexp) Transform {
+	m := newFrameRE(re)
 	return Transform{Name: "--grep=" + re.String(), apply: func(_, stack []byte, _ Count) ([]byte, bool) {
-		return stack, anyFrame(re, stack)
+		return stack, m.anyFrame(stack)
 	}}
 }
 
 // GrepV drops the stacks in which some frame matches re.
 func GrepV(re *regexp.Regexp) Transform {
+	m := newFrameRE(re)
 	return Transform{Name: "--grep-v=" + re.String(), apply: func(_, stack []byte, _ Count) ([]byte, bool) {
-		return stack, !anyFrame(re, stack)
+		return stack, !m.anyFrame(stack)
 	}}
 }
 
@@ -75,7 +100,11 @@ func Focus(re *regexp.Regexp) Transform {
 // re, which becomes the root. Stacks with no matching frame are kept
 // whole.
 func From(re *regexp.Regexp) Transform {
+	m := newFrameRE(re)
 	return Transform{Name: "--from=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+		if !m.mayMatch(stack) {
+			return append(dst, stack...), true
+		}
 		off, start := 0, -1
 		Frames(stack, func(f []byte) bool {
 			if re.Match(f) {
@@ -95,7 +124,11 @@ func From(re *regexp.Regexp) Transform {
 // To drops the frames leafward of the last (leafmost) frame matching re,
 // which becomes the leaf. Stacks with no matching frame are kept whole.
 func To(re *regexp.Regexp) Transform {
+	m := newFrameRE(re)
 	return Transform{Name: "--to=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+		if !m.mayMatch(stack) {
+			return append(dst, stack...), true
+		}
 		off, end := 0, len(stack)
 		Frames(stack, func(f []byte) bool {
 			if re.Match(f) {
@@ -111,7 +144,14 @@ func To(re *regexp.Regexp) Transform {
 // DropFrame removes the frames matching re from every stack; a stack
 // left with no frame is dropped.
 func DropFrame(re *regexp.Regexp) Transform {
+	m := newFrameRE(re)
 	return Transform{Name: "--drop-frame=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+		// With no frame to drop the stack is copied whole, unless it
+		// starts or ends with an empty frame, which the loop below
+		// leaves out.
+		if len(stack) > 0 && stack[0] != Sep && stack[len(stack)-1] != Sep && !m.mayMatch(stack) {
+			return append(dst, stack...), true
+		}
 		start := len(dst)
 		Frames(stack, func(f []byte) bool {
 			if !re.Match(f) {

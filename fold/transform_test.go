@@ -230,3 +230,46 @@ func FuzzReplace(f *testing.F) {
 		})
 	})
 }
+
+// TestLiteralPrefixCheck checks that the transforms give the same result
+// with and without the literal search that rules out stacks with no
+// matching frame: the expression alternated with a never-matching branch
+// has no literal prefix, so it takes the regexp on every frame.
+func TestLiteralPrefixCheck(t *testing.T) {
+	mks := map[string]func(*regexp.Regexp) Transform{"grep": Grep, "grep-v": GrepV, "from": From, "to": To, "drop-frame": DropFrame}
+	exprs := []string{"^foo$", "^foo", "foo", "oo;b", "^a", "a.*b", "^$", "x"}
+	stacks := []string{"foo", "foo;bar", "a;foo;b", ";foo", ";a", ";;x;foo", "a;;b", "foobar;xfoo", "oo;bar", "b;a", "x;", ";", "ab;a;b", "a"}
+	for name, mk := range mks {
+		for _, e := range exprs {
+			fast := mk(regexp.MustCompile(e))
+			slow := mk(regexp.MustCompile(`(?:` + e + `)|\x00\x01`))
+			if p, _ := regexp.MustCompile(`(?:` + e + `)|\x00\x01`).LiteralPrefix(); p != "" {
+				t.Fatalf("%q has the literal prefix %q", e, p)
+			}
+			for _, s := range stacks {
+				fo, fk := fast.Apply(nil, []byte(s), Int(1))
+				so, sk := slow.Apply(nil, []byte(s), Int(1))
+				if fk != sk || fk && string(fo) != string(so) {
+					t.Errorf("%s %q on %q: %q %v, want %q %v", name, e, s, fo, fk, so, sk)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkDropFrameNoMatch is the common case of --drop-frame: most
+// stacks have no frame to drop.
+func BenchmarkDropFrameNoMatch(b *testing.B) {
+	stack := []byte("java-1234/5678;start_thread;thread_native_entry;JavaThread::run;JavaCalls::call;Interpreter;Lcom/example/Server;::handle;0x7f05aabb2bc9;Lio/netty/Channel;::write;sys_write;vfs_write;__vfs_write")
+	tr := DropFrame(regexp.MustCompile("^Builtins_InterpreterEntryTrampoline$"))
+	var buf []byte
+	b.SetBytes(int64(len(stack)))
+	b.ReportAllocs()
+	for b.Loop() {
+		out, keep := tr.Apply(buf[:0], stack, Int(1))
+		if !keep {
+			b.Fatal("dropped")
+		}
+		buf = out
+	}
+}
