@@ -60,6 +60,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pfold/pfold/fold"
 )
@@ -317,7 +318,7 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 		f := &p.funcs[i]
 		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.names.get(f.name))}
 	}
-	slices.SortFunc(keys, func(a, b funcKey) int {
+	sortOn2(keys, func(a, b funcKey) int {
 		if c := cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.prefix, b.prefix)); c != 0 {
 			return c
 		}
@@ -352,16 +353,6 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 		return keys
 	}
 
-	// The root's calls, when a root function is also called.
-	if root := p.rootName(); root.name != nil {
-		out.function(root)
-		for _, k := range sortFrames(func(f *frame) bool { return f.rootCalls > 0 }) {
-			f := &p.frames[k.frame]
-			out.call(p.ref(f.fn), f.rootCalls, f.line, 0, f.rootCost)
-		}
-	}
-	leaves := sortFrames(func(f *frame) bool { return f.leaf })
-
 	// Calls by caller, then by callee, each as a function, a line and
 	// the frame as read. The keys are gathered first: sorting compares
 	// them many times.
@@ -370,21 +361,36 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 		toLine, fromLine uint64
 		edge             int32
 	}
+	// Sorted on another CPU while the leaves and the root are.
+	var sorted sync.WaitGroup
 	calls := make([]callKey, len(p.edges))
-	for i := range p.edges {
-		e := &p.edges[i]
-		from, to := &p.frames[e.from], &p.frames[e.to]
-		calls[i] = callKey{rank[from.fn], rank[to.fn], to.line, from.line, int32(i)}
-	}
-	slices.SortFunc(calls, func(a, b callKey) int {
-		if c := cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to),
-			cmp.Compare(a.toLine, b.toLine), cmp.Compare(a.fromLine, b.fromLine)); c != 0 {
-			return c
+	sorted.Go(func() {
+		for i := range p.edges {
+			e := &p.edges[i]
+			from, to := &p.frames[e.from], &p.frames[e.to]
+			calls[i] = callKey{rank[from.fn], rank[to.fn], to.line, from.line, int32(i)}
 		}
-		ea, eb := &p.edges[a.edge], &p.edges[b.edge]
-		return cmp.Or(bytes.Compare(p.frameNames.get(ea.to), p.frameNames.get(eb.to)),
-			bytes.Compare(p.frameNames.get(ea.from), p.frameNames.get(eb.from)))
+		slices.SortFunc(calls, func(a, b callKey) int {
+			if c := cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to),
+				cmp.Compare(a.toLine, b.toLine), cmp.Compare(a.fromLine, b.fromLine)); c != 0 {
+				return c
+			}
+			ea, eb := &p.edges[a.edge], &p.edges[b.edge]
+			return cmp.Or(bytes.Compare(p.frameNames.get(ea.to), p.frameNames.get(eb.to)),
+				bytes.Compare(p.frameNames.get(ea.from), p.frameNames.get(eb.from)))
+		})
 	})
+
+	leaves := sortFrames(func(f *frame) bool { return f.leaf })
+	// The root's calls, when a root function is also called.
+	if root := p.rootName(); root.name != nil {
+		out.function(root)
+		for _, k := range sortFrames(func(f *frame) bool { return f.rootCalls > 0 }) {
+			f := &p.frames[k.frame]
+			out.call(p.ref(f.fn), f.rootCalls, f.line, 0, f.rootCost)
+		}
+	}
+	sorted.Wait()
 
 	for r, fn := range order {
 		out.function(p.ref(fn))
@@ -400,6 +406,29 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	}
 	err := bw.Flush()
 	return cw.n, err
+}
+
+// sortOn2 sorts s by cmp, which orders any two elements, its halves on
+// two goroutines.
+func sortOn2[T any](s []T, cmp func(a, b T) int) {
+	if len(s) < 1<<14 {
+		slices.SortFunc(s, cmp)
+		return
+	}
+	a, b := s[:len(s)/2], s[len(s)/2:]
+	var sorted sync.WaitGroup
+	sorted.Go(func() { slices.SortFunc(a, cmp) })
+	slices.SortFunc(b, cmp)
+	sorted.Wait()
+	merged := make([]T, 0, len(s))
+	for len(a) > 0 && len(b) > 0 {
+		if cmp(b[0], a[0]) < 0 {
+			merged, b = append(merged, b[0]), b[1:]
+		} else {
+			merged, a = append(merged, a[0]), a[1:]
+		}
+	}
+	copy(s, append(append(merged, a...), b...))
 }
 
 // prefix returns the first 8 bytes of s as a number that sorts as they
