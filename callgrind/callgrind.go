@@ -96,7 +96,6 @@ type Profile struct {
 	frameNames *strtab // frame id → the frame as read
 	frames     []frame
 	files      *strtab // file id → file name
-	names      *strtab // function name id → name
 	funcs      []function
 	funcOf     *pairtab // (file id, name id) → function id
 	edgeOf     *pairtab // (from, to frame ids) → edge id
@@ -118,7 +117,7 @@ type frame struct {
 }
 
 type function struct {
-	file, name int32  // ids in Profile.files and Profile.names
+	file, name int32  // ids in Profile.files and Profile.frameNames
 	called     bool   // is below the root of some stack
 	stamp      uint64 // seq of the last stack it was seen below the root in
 }
@@ -146,7 +145,6 @@ func New(opts Options) *Profile {
 		opts:       opts,
 		frameNames: newStrtab(),
 		files:      newStrtab(),
-		names:      newStrtab(),
 		funcOf:     newPairtab(),
 		edgeOf:     newPairtab(),
 	}
@@ -226,21 +224,31 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	return err
 }
 
+// frameID returns the id of frame f, adding it when new. Function names
+// are kept with the frames: most frames are their function's name, so
+// both are one string. A name that is not a frame is a string of
+// frameNames whose frame has no function (fn -1) until it is seen.
 func (p *Profile) frameID(f []byte) int32 {
 	id, added := p.frameNames.intern(f)
-	if !added {
+	if !added && p.frames[id].fn >= 0 {
 		return id
+	}
+	if added {
+		p.frames = append(p.frames, frame{fn: -1})
 	}
 	file, name, line := frameFunction(f)
 	fileID, _ := p.files.intern(file)
-	nameID, _ := p.names.intern(name)
+	nameID, added := p.frameNames.intern(name)
+	if added {
+		p.frames = append(p.frames, frame{fn: -1})
+	}
 	fn := p.funcOf.get(fileID, nameID)
 	if fn < 0 {
 		fn = int32(len(p.funcs))
 		p.funcs = append(p.funcs, function{file: fileID, name: nameID})
 		p.funcOf.put(fileID, nameID, fn)
 	}
-	p.frames = append(p.frames, frame{fn: fn, line: line})
+	p.frames[id] = frame{fn: fn, line: line}
 	return id
 }
 
@@ -316,13 +324,13 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	keys := make([]funcKey, len(p.funcs))
 	for i := range p.funcs {
 		f := &p.funcs[i]
-		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.names.get(f.name))}
+		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.frameNames.get(f.name))}
 	}
 	sortOn2(keys, func(a, b funcKey) int {
 		if c := cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.prefix, b.prefix)); c != 0 {
 			return c
 		}
-		return bytes.Compare(p.names.get(p.funcs[a.fn].name), p.names.get(p.funcs[b.fn].name))
+		return bytes.Compare(p.frameNames.get(p.funcs[a.fn].name), p.frameNames.get(p.funcs[b.fn].name))
 	})
 	order := make([]int32, len(p.funcs))
 	rank := make([]int32, len(p.funcs))
@@ -449,7 +457,7 @@ type funcRef struct {
 
 func (p *Profile) ref(fn int32) funcRef {
 	f := &p.funcs[fn]
-	return funcRef{file: f.file, fn: fn, fileName: p.files.get(f.file), name: p.names.get(f.name)}
+	return funcRef{file: f.file, fn: fn, fileName: p.files.get(f.file), name: p.frameNames.get(f.name)}
 }
 
 // rootName returns the function to add above the roots, or a funcRef
@@ -474,7 +482,7 @@ func (p *Profile) rootName() funcRef {
 		return root
 	}
 	for {
-		if name := p.names.lookup(root.name); name < 0 || p.funcOf.get(file, name) < 0 {
+		if name := p.frameNames.lookup(root.name); name < 0 || p.funcOf.get(file, name) < 0 {
 			return root
 		}
 		root.name = append(root.name, '\'')
