@@ -1,7 +1,10 @@
 package stream
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/pfold/pfold/fold"
 )
@@ -14,6 +17,9 @@ type FilterOptions struct {
 	// aggregating them again, even when a transform can make two stacks
 	// equal; --top then keeps the heaviest lines.
 	NoMerge bool
+	// Names are the inputs fr reads, when the caller knows them; when
+	// they are regular files, Filter may read them a second time.
+	Names []string
 }
 
 // StageStats count what one transform dropped.
@@ -38,50 +44,91 @@ type FilterStats struct {
 // end, the stream is aggregated there through an Aggregator (sorted,
 // summed, within the memory budget), unless opt.NoMerge. Without such a
 // transform the stacks stream through in their input order.
+//
+// When opt.Names are regular files and fr has not been read, the first
+// aggregation may be done by reading them twice instead (see
+// filterSorted): sorted input, such as pfold's output, then costs the
+// Aggregator only the stacks the transforms rewrote.
 func Filter(fr *FoldedReader, ts []fold.Transform, opt FilterOptions, emit func(stack []byte, c fold.Count) error) (FilterStats, error) {
-	st := &FilterStats{Stages: make([]StageStats, len(ts))}
-	for i := range ts {
-		st.Stages[i].Name = ts[i].Name
+	p := planFilter(ts, opt)
+	if p.first >= 0 && canReadTwice(fr, ts[:p.first], opt.Names) {
+		st, err := filterSorted(fr, ts, opt.Names, p, emit)
+		if err != errNotSorted {
+			return st, err
+		}
 	}
+	st, ch := newChain(ts, p, emit, false)
+	defer ch.close()
+	err := feed(fr, ch.head, st)
+	if err == nil {
+		err = ch.head.flush()
+	}
+	return *st, err
+}
 
-	// Plan where aggregations go, then build the chain from its end.
-	aggBefore := make([]bool, len(ts)+1) // aggBefore[len(ts)]: at the end
+// filterPlan says where a Filter aggregates.
+type filterPlan struct {
+	aggBefore []bool // before ts[i]; aggBefore[len(ts)]: at the end
+	first     int    // the first i with aggBefore[i], or -1
+	aggOpt    Options
+}
+
+func planFilter(ts []fold.Transform, opt FilterOptions) filterPlan {
+	p := filterPlan{aggBefore: make([]bool, len(ts)+1), first: -1, aggOpt: opt.Agg}
 	dirty := false
 	for i, t := range ts {
 		if t.Counts && dirty && !opt.NoMerge {
-			aggBefore[i], dirty = true, false
+			p.aggBefore[i], dirty = true, false
 		}
 		if t.Merges {
 			dirty = true
 		}
 	}
-	aggBefore[len(ts)] = dirty && !opt.NoMerge
+	p.aggBefore[len(ts)] = dirty && !opt.NoMerge
 	naggs := 0
-	for _, a := range aggBefore {
+	for i, a := range p.aggBefore {
 		if a {
 			naggs++
+			if p.first < 0 {
+				p.first = i
+			}
 		}
 	}
-	aggOpt := opt.Agg
 	if naggs > 1 {
-		if aggOpt.Mem <= 0 {
-			aggOpt.Mem = DefaultMem
+		if p.aggOpt.Mem <= 0 {
+			p.aggOpt.Mem = DefaultMem
 		}
-		aggOpt.Mem /= int64(naggs)
+		p.aggOpt.Mem /= int64(naggs)
 	}
+	return p
+}
 
-	var aggs []*Aggregator
-	defer func() {
-		for _, a := range aggs {
-			a.Close()
-		}
-	}()
+// chain is the sinks of a Filter, built from its end.
+type chain struct {
+	head  sink
+	aggs  []*Aggregator
+	split *splitSink // in place of the first aggregation, when split
+	rest  sink       // what the first aggregation feeds
+}
+
+func newChain(ts []fold.Transform, p filterPlan, emit func([]byte, fold.Count) error, split bool) (*FilterStats, *chain) {
+	st := &FilterStats{Stages: make([]StageStats, len(ts))}
+	for i := range ts {
+		st.Stages[i].Name = ts[i].Name
+	}
+	ch := &chain{}
 	var next sink = &emitSink{st: st, emit: emit}
 	for i := len(ts); i >= 0; i-- {
-		if aggBefore[i] {
-			a := NewAggregator(aggOpt)
-			aggs = append(aggs, a)
-			next = &aggSink{agg: a, next: next, st: st}
+		if p.aggBefore[i] {
+			a := NewAggregator(p.aggOpt)
+			ch.aggs = append(ch.aggs, a)
+			if i == p.first && split {
+				ch.rest = next
+				ch.split = &splitSink{agg: a}
+				next = ch.split
+			} else {
+				next = &aggSink{agg: a, next: next, st: st}
+			}
 		}
 		if i == 0 {
 			break
@@ -93,24 +140,219 @@ func Filter(fr *FoldedReader, ts []fold.Transform, opt FilterOptions, emit func(
 			next = &transformSink{t: t, next: next, stage: &st.Stages[i-1]}
 		}
 	}
+	ch.head = next
+	return st, ch
+}
 
+func (ch *chain) close() {
+	for _, a := range ch.aggs {
+		a.Close()
+	}
+}
+
+// feed pushes the stacks of fr down the chain.
+func feed(fr *FoldedReader, head sink, st *FilterStats) error {
 	for fr.Next() {
 		c := fr.Count()
 		st.InStacks++
 		var err error
 		if st.In, err = st.In.Add(c); err != nil {
-			return *st, fmt.Errorf("%s:%d: total count: %w", fr.Name(), fr.Line(), err)
+			return fmt.Errorf("%s:%d: total count: %w", fr.Name(), fr.Line(), err)
 		}
-		if err := next.push(fr.Stack(), c); err != nil {
-			return *st, fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
+		if err := head.push(fr.Stack(), c); err != nil {
+			return fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
 		}
 	}
-	if err := fr.Err(); err != nil {
+	return fr.Err()
+}
+
+// giveUpAfter is how many stacks the first pass of filterSorted reads
+// before it gives up when the transforms left none unchanged.
+const giveUpAfter = 4096
+
+// errNotSorted ends the first pass of filterSorted.
+var errNotSorted = errors.New("not sorted")
+
+// canReadTwice reports whether filterSorted may read names: regular
+// files, not read yet, whose malformed lines are not fatal (the first
+// pass would not see them first), and transforms up to the first
+// aggregation that see one stack at a time (no --top).
+func canReadTwice(fr *FoldedReader, before []fold.Transform, names []string) bool {
+	if len(names) == 0 || fr.Lines > 0 || fr.diag.strict {
+		return false
+	}
+	for _, t := range before {
+		if t.Top > 0 {
+			return false
+		}
+	}
+	for _, n := range names {
+		if !Streamable(n) {
+			return false
+		}
+	}
+	return true
+}
+
+// filterSorted does the first aggregation of a Filter in two passes over
+// the named files. The first pass applies the transforms before it and
+// marks the stacks they left unchanged; only the stacks they rewrote go
+// to the Aggregator. When the unchanged stacks are in bytewise order, as
+// in pfold's output, the second pass reads them again through fr, in
+// order, and merges them with the Aggregator's: the same stacks and sums
+// as aggregating all, at the cost of a second read instead of hashing,
+// sorting and spilling every stack. It returns errNotSorted, having
+// emitted nothing, when the marked stacks are out of order, a count is
+// a decimal (whose sums depend on the order of addition), or the first
+// giveUpAfter stacks were all rewritten: Filter then aggregates as usual.
+func filterSorted(fr *FoldedReader, ts []fold.Transform, names []string, p filterPlan, emit func([]byte, fold.Count) error) (FilterStats, error) {
+	st, ch := newChain(ts, p, emit, true)
+	defer ch.close()
+	// Malformed lines are reported by the second pass, through fr.
+	r := NewReader(names)
+	first := NewFoldedReader(r, NewDiag(io.Discard, false))
+	split := ch.split
+	for first.Next() {
+		c := first.Count()
+		if c.Float {
+			r.Close()
+			return *st, errNotSorted
+		}
+		st.InStacks++
+		var err error
+		if st.In, err = st.In.Add(c); err != nil {
+			r.Close()
+			return *st, fmt.Errorf("%s:%d: total count: %w", first.Name(), first.Line(), err)
+		}
+		split.in = first.Stack()
+		if err := ch.head.push(split.in, c); err != nil {
+			r.Close()
+			if err == errNotSorted {
+				return *st, err
+			}
+			return *st, fmt.Errorf("%s:%d: %w", first.Name(), first.Line(), err)
+		}
+		split.n++
+		if split.n == giveUpAfter && split.marked == 0 {
+			// The transforms rewrite every stack: all would go to
+			// the Aggregator anyway, and the second read is waste.
+			r.Close()
+			return *st, errNotSorted
+		}
+	}
+	r.Close()
+	if err := first.Err(); err != nil {
 		return *st, err
 	}
-	err := next.flush()
-	return *st, err
+	a := split.agg
+	unchanged := &markedStacks{fr: fr, marks: split.marks}
+	rewritten := a.Sorted()
+	err := Merge([]Stacks{unchanged, rewritten}, ch.rest.push)
+	rewritten.Close()
+	if _, ok := err.(*UnsortedError); ok || err == nil && unchanged.n != split.n {
+		err = fmt.Errorf("%s changed between the two reads of filtering", displayName(fr.Name()))
+	}
+	if err != nil {
+		return *st, err
+	}
+	st.Aggregations++
+	st.Runs += a.Stats().Runs
+	return *st, ch.rest.flush()
 }
+
+// splitSink takes the place of the first aggregation in the first pass
+// of filterSorted. A stack equal to the input line's (in) is marked, to
+// be read again in order; a rewritten one goes to the Aggregator.
+type splitSink struct {
+	agg    *Aggregator
+	in     []byte   // the stack of the input line
+	n      int64    // input stacks before this one
+	marks  []uint64 // bit n: stack n reaches here unchanged
+	marked int64
+	last   []byte // the last marked stack
+}
+
+func (s *splitSink) push(stack []byte, c fold.Count) error {
+	if !bytes.Equal(stack, s.in) {
+		return s.agg.Add(stack, c)
+	}
+	if s.marked > 0 && bytes.Compare(stack, s.last) < 0 {
+		return errNotSorted
+	}
+	s.last = append(s.last[:0], stack...)
+	s.marked++
+	for int64(len(s.marks))*64 <= s.n {
+		s.marks = append(s.marks, 0)
+	}
+	s.marks[s.n/64] |= 1 << (s.n % 64)
+	return nil
+}
+
+func (s *splitSink) flush() error { return nil }
+
+// markedStacks reads again the stacks marked by a splitSink, in order,
+// each once with its summed count.
+type markedStacks struct {
+	fr    *FoldedReader
+	marks []uint64
+	n     int64 // input stacks read
+
+	cur   []byte
+	count fold.Count
+	ahead bool // fr holds the first line of the next stack
+	done  bool
+	err   error
+}
+
+// nextMarked advances fr to the next marked stack.
+func (m *markedStacks) nextMarked() bool {
+	for m.fr.Next() {
+		i := m.n
+		m.n++
+		if i/64 < int64(len(m.marks)) && m.marks[i/64]&(1<<(i%64)) != 0 {
+			return true
+		}
+	}
+	m.err = m.fr.Err()
+	return false
+}
+
+func (m *markedStacks) Next() bool {
+	if m.done {
+		return false
+	}
+	if !m.ahead && !m.nextMarked() {
+		m.done = true
+		return false
+	}
+	m.ahead = false
+	m.cur = append(m.cur[:0], m.fr.Stack()...)
+	m.count = m.fr.Count()
+	for m.nextMarked() {
+		switch bytes.Compare(m.fr.Stack(), m.cur) {
+		case 0:
+			sum, err := m.count.Add(m.fr.Count())
+			if err != nil {
+				m.err, m.done = fmt.Errorf("%s:%d: %w", m.fr.Name(), m.fr.Line(), err), true
+				return false
+			}
+			m.count = sum
+		case 1:
+			m.ahead = true
+			return true
+		default:
+			m.err, m.done = &UnsortedError{Name: m.fr.Name(), Line: m.fr.Line()}, true
+			return false
+		}
+	}
+	m.done = true
+	return m.err == nil
+}
+
+func (m *markedStacks) Stack() []byte     { return m.cur }
+func (m *markedStacks) Count() fold.Count { return m.count }
+func (m *markedStacks) Err() error        { return m.err }
+func (m *markedStacks) Close() error      { return nil }
 
 // A sink is one step of the Filter chain.
 type sink interface {

@@ -1,8 +1,11 @@
 package stream
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,5 +108,109 @@ func BenchmarkFilter(b *testing.B) {
 		if _, err := Filter(fr, ts, FilterOptions{}, func([]byte, fold.Count) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFilterReadTwice checks that filtering regular files, which may
+// read them twice (filterSorted), writes the same stacks, statistics and
+// diagnostics as filtering the same text from a pipe, which aggregates.
+func TestFilterReadTwice(t *testing.T) {
+	re := regexp.MustCompile
+	var sorted, many strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&many, "p;main;f%05d;leaf 2\n", i) // sorted, rewritten by --no-root
+	}
+	sorted.WriteString("a;x;b 1\na;x;b 2\na;y 5\nbad line\nb 1\nb;x 3\nc;x;x 7\nc;y 1\n\nx;b 4\n")
+	inputs := map[string]string{
+		"sorted":          sorted.String(),
+		"unsorted":        "b;x 1\na;x 2\nb 3\n",
+		"unsorted late":   "a 1\nb 2\nc;x 3\nb 1\n",
+		"decimal":         "a;x 1\nb 1.5\nb;x 2\n",
+		"all rewritten":   many.String(),
+		"empty":           "",
+		"only malformed":  "x\n",
+		"no newline":      "a;x 1\nb 2",
+		"duplicates kept": "a 1\na 2\na;x 3\n",
+	}
+	chains := map[string][]fold.Transform{
+		"drop-frame":          {fold.DropFrame(re("^x$"))},
+		"no-root":             {fold.NoRoot()},
+		"grep-v then drop":    {fold.GrepV(re("^y$")), fold.DropFrame(re("^x$"))},
+		"drop then min-count": {fold.DropFrame(re("^x$")), fold.MinCount(fold.Int(3)), fold.MaxDepth(1)},
+		"min-count then drop": {fold.MinCount(fold.Int(2)), fold.DropFrame(re("^x$")), fold.TopN(2)},
+		"top first":           {fold.TopN(3), fold.DropFrame(re("^x$"))},
+	}
+	dir := t.TempDir()
+	for iname, in := range inputs {
+		path := filepath.Join(dir, strings.ReplaceAll(iname, " ", "_"))
+		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for cname, ts := range chains {
+			run := func(fr *FoldedReader, names []string) (string, FilterStats, string) {
+				var out strings.Builder
+				st, err := Filter(fr, ts, FilterOptions{Names: names}, func(stack []byte, c fold.Count) error {
+					out.Write(fold.AppendLine(nil, stack, c))
+					return nil
+				})
+				if err != nil {
+					t.Fatalf("%s, %s: %v", iname, cname, err)
+				}
+				return out.String(), st, fmt.Sprint(fr.Lines, fr.Stacks)
+			}
+			var pipeDiag, fileDiag strings.Builder
+			pd, fd := NewDiag(&pipeDiag, false), NewDiag(&fileDiag, false)
+			want, wst, wlines := run(NewFoldedReader(NewReaderStdin(nil, strings.NewReader(in)), pd), nil)
+			r := NewReader([]string{path})
+			got, gst, glines := run(NewFoldedReader(r, fd), []string{path})
+			r.Close()
+			pd.Flush()
+			fd.Flush()
+			if got != want {
+				t.Errorf("%s, %s: got\n%swant\n%s", iname, cname, got, want)
+			}
+			if fmt.Sprint(gst) != fmt.Sprint(wst) || glines != wlines || pd.Count() != fd.Count() {
+				t.Errorf("%s, %s: stats %+v %s %d, want %+v %s %d", iname, cname, gst, glines, fd.Count(), wst, wlines, pd.Count())
+			}
+			if strings.ReplaceAll(fileDiag.String(), path, "-") != pipeDiag.String() {
+				t.Errorf("%s, %s: diagnostics %q, want %q", iname, cname, fileDiag.String(), pipeDiag.String())
+			}
+		}
+	}
+}
+
+// BenchmarkFilterSortedFile is pfilter --drop-frame on a file of sorted
+// stacks, pfold's output, where few stacks have the frame: the path that
+// reads the file twice (filterSorted).
+func BenchmarkFilterSortedFile(b *testing.B) {
+	var in bytes.Buffer
+	for i := range 50000 {
+		interp := ""
+		if i%100 == 0 {
+			interp = "Interpreter;"
+		}
+		fmt.Fprintf(&in, "java;start_thread;JavaThread::run;%sLcom/example/Server;::handle_%06d;sys_write %d\n", interp, i, 1+i%9)
+	}
+	path := filepath.Join(b.TempDir(), "in.folded")
+	if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	ts := []fold.Transform{fold.DropFrame(regexp.MustCompile("^Interpreter$"))}
+	for _, bc := range []struct {
+		name  string
+		names []string
+	}{{"read twice", []string{path}}, {"aggregate", nil}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(in.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				r := NewReader([]string{path})
+				fr := NewFoldedReader(r, NewDiag(io.Discard, false))
+				if _, err := Filter(fr, ts, FilterOptions{Names: bc.names}, func([]byte, fold.Count) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+				r.Close()
+			}
+		})
 	}
 }

@@ -70,7 +70,7 @@ func run(c *cli.Context, args []transformArg) error {
 		return err
 	}
 	var line []byte
-	st, err := stream.Filter(stream.NewFoldedReader(in, diag), ts, stream.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge")},
+	st, err := stream.Filter(stream.NewFoldedReader(in, diag), ts, stream.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()},
 		func(stack []byte, n fold.Count) error {
 			line = fold.AppendLine(line[:0], stack, n)
 			_, err := out.Write(line)
