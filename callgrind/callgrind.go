@@ -101,19 +101,27 @@ type Profile struct {
 	edgeOf     *pairtab // (from, to frame ids) → edge id
 	edges      []edge
 
-	stack []entry // the ongoing calls, root first
-	seq   uint64  // number of stacks added, stamps first occurrences
+	stack  []entry // the ongoing calls, root first
+	roots  []root
+	rootOf map[int32]int32 // frame id → index in roots
+
+	seq   uint64 // number of stacks added, stamps first occurrences
 	total fold.Count
 	dec   bool
 }
 
 type frame struct {
-	fn        int32
-	leaf      bool // was a leaf at least once
-	line      uint64
-	self      fold.Count
-	rootCost  fold.Count // samples of the stacks it is the root of
-	rootCalls uint64     // times it became the root
+	fn   int32
+	leaf bool // was a leaf at least once
+	line uint64
+	self fold.Count
+}
+
+// root is a frame that is the root of stacks; there are few.
+type root struct {
+	frame int32
+	calls uint64     // times it became the root
+	cost  fold.Count // samples of the stacks it is the root of
 }
 
 type function struct {
@@ -130,7 +138,7 @@ type edge struct {
 
 type entry struct {
 	frame int32
-	edge  int32 // the call from the frame above; -1 at the root
+	edge  int32 // the call from the frame above; at the root, its index in roots
 }
 
 // New returns an empty Profile.
@@ -147,6 +155,7 @@ func New(opts Options) *Profile {
 		files:      newStrtab(),
 		funcOf:     newPairtab(),
 		edgeOf:     newPairtab(),
+		rootOf:     make(map[int32]int32),
 	}
 }
 
@@ -178,7 +187,7 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	p.seq++
 	depth := 0
 	shared := true
-	var root int32
+	var rootFn int32
 	fold.Frames(stack, func(f []byte) bool {
 		if shared && (depth >= len(p.stack) || !bytes.Equal(p.frameNames.get(p.stack[depth].frame), f)) {
 			// The previous stack's calls from here on have returned.
@@ -187,9 +196,10 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 		}
 		if !shared {
 			id := p.frameID(f)
-			e := int32(-1)
+			var e int32
 			if depth == 0 {
-				p.frames[id].rootCalls++
+				e = p.root(id)
+				p.roots[e].calls++
 			} else {
 				e = p.edge(p.stack[depth-1].frame, id)
 				p.edges[e].calls++
@@ -199,12 +209,13 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 		ent := p.stack[depth]
 		fn := p.frames[ent.frame].fn
 		if depth == 0 {
-			root = fn
-			p.frames[ent.frame].rootCost, err = p.frames[ent.frame].rootCost.Add(c)
+			rootFn = fn
+			r := &p.roots[ent.edge]
+			r.cost, err = r.cost.Add(c)
 		} else {
 			g := &p.funcs[fn]
 			g.called = true
-			if g.stamp != p.seq && fn != root {
+			if g.stamp != p.seq && fn != rootFn {
 				// The outermost call of fn in this stack.
 				e := &p.edges[ent.edge]
 				e.cost, err = e.cost.Add(c)
@@ -273,6 +284,17 @@ func frameFunction(f []byte) (file, name []byte, line uint64) {
 }
 
 const space = " \t\n\v\f\r"
+
+// root returns the index in roots of frame id.
+func (p *Profile) root(id int32) int32 {
+	r, ok := p.rootOf[id]
+	if !ok {
+		r = int32(len(p.roots))
+		p.roots = append(p.roots, root{frame: id})
+		p.rootOf[id] = r
+	}
+	return r
+}
 
 func (p *Profile) edge(from, to int32) int32 {
 	e := p.edgeOf.get(from, to)
@@ -345,13 +367,7 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 		rank, frame int32
 		line        uint64
 	}
-	sortFrames := func(use func(f *frame) bool) []frameKey {
-		var keys []frameKey
-		for id := range p.frames {
-			if f := &p.frames[id]; use(f) {
-				keys = append(keys, frameKey{rank[f.fn], int32(id), f.line})
-			}
-		}
+	sortFrames := func(keys []frameKey) []frameKey {
 		slices.SortFunc(keys, func(a, b frameKey) int {
 			if c := cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.line, b.line)); c != 0 {
 				return c
@@ -389,13 +405,24 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 		})
 	})
 
-	leaves := sortFrames(func(f *frame) bool { return f.leaf })
+	var leaves []frameKey
+	for id := range p.frames {
+		if f := &p.frames[id]; f.leaf {
+			leaves = append(leaves, frameKey{rank[f.fn], int32(id), f.line})
+		}
+	}
+	leaves = sortFrames(leaves)
 	// The root's calls, when a root function is also called.
 	if root := p.rootName(); root.name != nil {
 		out.function(root)
-		for _, k := range sortFrames(func(f *frame) bool { return f.rootCalls > 0 }) {
-			f := &p.frames[k.frame]
-			out.call(p.ref(f.fn), f.rootCalls, f.line, 0, f.rootCost)
+		keys := make([]frameKey, len(p.roots))
+		for i, r := range p.roots {
+			f := &p.frames[r.frame]
+			keys[i] = frameKey{rank[f.fn], r.frame, f.line}
+		}
+		for _, k := range sortFrames(keys) {
+			f, r := &p.frames[k.frame], &p.roots[p.rootOf[k.frame]]
+			out.call(p.ref(f.fn), r.calls, f.line, 0, r.cost)
 		}
 	}
 	sorted.Wait()
@@ -466,8 +493,8 @@ func (p *Profile) ref(fn int32) funcRef {
 // p.files.len().
 func (p *Profile) rootName() funcRef {
 	need := false
-	for id := range p.frames {
-		if p.frames[id].rootCalls > 0 && p.funcs[p.frames[id].fn].called {
+	for _, r := range p.roots {
+		if p.funcs[p.frames[r.frame].fn].called {
 			need = true
 			break
 		}
