@@ -12,8 +12,8 @@ import (
 // applies a list of them in the order they were given.
 //
 // A transform that can rewrite stacks (Merges) appends its result to dst
-// and returns it; one that only keeps or drops stacks returns stack
-// itself. The caller can therefore chain transforms with two buffers.
+// and returns it, or returns stack itself when it leaves it as it is;
+// one that only keeps or drops stacks returns stack itself.
 type Transform struct {
 	// Name is the option that made the transform, e.g. "--grep=main",
 	// for statistics.
@@ -103,7 +103,7 @@ func From(re *regexp.Regexp) Transform {
 	m := newFrameRE(re)
 	return Transform{Name: "--from=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
 		if !m.mayMatch(stack) {
-			return append(dst, stack...), true
+			return stack, true
 		}
 		off, start := 0, -1
 		Frames(stack, func(f []byte) bool {
@@ -127,7 +127,7 @@ func To(re *regexp.Regexp) Transform {
 	m := newFrameRE(re)
 	return Transform{Name: "--to=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
 		if !m.mayMatch(stack) {
-			return append(dst, stack...), true
+			return stack, true
 		}
 		off, end := 0, len(stack)
 		Frames(stack, func(f []byte) bool {
@@ -146,11 +146,11 @@ func To(re *regexp.Regexp) Transform {
 func DropFrame(re *regexp.Regexp) Transform {
 	m := newFrameRE(re)
 	return Transform{Name: "--drop-frame=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
-		// With no frame to drop the stack is copied whole, unless it
+		// With no frame to drop the stack is kept as it is, unless it
 		// starts or ends with an empty frame, which the loop below
 		// leaves out.
 		if len(stack) > 0 && stack[0] != Sep && stack[len(stack)-1] != Sep && !m.mayMatch(stack) {
-			return append(dst, stack...), true
+			return stack, true
 		}
 		start := len(dst)
 		Frames(stack, func(f []byte) bool {

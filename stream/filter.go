@@ -369,8 +369,8 @@ type transformSink struct {
 
 func (s *transformSink) push(stack []byte, c fold.Count) error {
 	out, keep := s.t.Apply(s.buf[:0], stack, c)
-	if s.t.Merges {
-		s.buf = out // keep the grown buffer
+	if s.t.Merges && !sameStart(out, stack) {
+		s.buf = out // keep the grown buffer, not the stack passed through
 	}
 	if !keep {
 		return s.stage.drop(c)
@@ -379,6 +379,11 @@ func (s *transformSink) push(stack []byte, c fold.Count) error {
 }
 
 func (s *transformSink) flush() error { return s.next.flush() }
+
+// sameStart reports whether a and b start at the same byte in memory.
+func sameStart(a, b []byte) bool {
+	return len(a) > 0 && len(b) > 0 && &a[0] == &b[0]
+}
 
 func (s *StageStats) drop(c fold.Count) error {
 	s.Stacks++
