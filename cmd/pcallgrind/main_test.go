@@ -3,11 +3,15 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pfold/pfold/callgrind"
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
@@ -83,5 +87,38 @@ func TestDecimalWarning(t *testing.T) {
 	stdout, stderr, code := pcallgrind(t, "a;b 0.4\na;b 0.4\n")
 	if code != 0 || !strings.Contains(stderr, "rounded") || !strings.Contains(stdout, "summary: 1\n") {
 		t.Errorf("exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+}
+
+// Lines are read a batch ahead of the profile: many batches give what
+// adding the stacks one by one gives, and an error names its line.
+func TestBatchesAddInOrder(t *testing.T) {
+	var in strings.Builder
+	lines := 0
+	for in.Len() < 3*stackBatchBytes {
+		lines++
+		fmt.Fprintf(&in, "main;f%d;g%d;h%d %d\n", lines%7, lines%13, lines, lines%5+1)
+	}
+	prof := callgrind.New(callgrind.Options{Creator: "pcallgrind " + cmdutil.Version()})
+	for line := range strings.Lines(in.String()) {
+		stack, c, err := fold.ParseLine([]byte(strings.TrimSuffix(line, "\n")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := prof.Add(stack, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want strings.Builder
+	prof.WriteTo(&want)
+	stdout, stderr, code := pcallgrind(t, in.String())
+	if code != 0 || stderr != "" || stdout != want.String() {
+		t.Fatalf("exit %d, stderr %q, output differs from adding the stacks one by one: %t", code, stderr, stdout != want.String())
+	}
+
+	in.WriteString("x 18446744073709551615\nx 1\n")
+	_, stderr, code = pcallgrind(t, in.String())
+	if want := fmt.Sprintf("-:%d:", lines+1); code == 0 || !strings.Contains(stderr, want) {
+		t.Errorf("overflow: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
