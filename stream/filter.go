@@ -178,7 +178,7 @@ var errNotSorted = errors.New("not sorted")
 // pass would not see them first), and transforms up to the first
 // aggregation that see one stack at a time (no --top).
 func canReadTwice(fr *FoldedReader, before []fold.Transform, names []string) bool {
-	if len(names) == 0 || fr.Lines > 0 || fr.diag.strict {
+	if len(names) == 0 || fr.Lines > 0 || fr.diag != nil && fr.diag.strict {
 		return false
 	}
 	for _, t := range before {
