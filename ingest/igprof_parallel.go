@@ -32,12 +32,12 @@ type igBatch struct {
 	done  chan struct{} // tokenized
 }
 
-// igLine is a tokenized line; slow lines go through the parser.
+// igLine is a tokenized line; slow lines go through the parser. It is
+// small: workers write one per line.
 type igLine struct {
-	slow         bool
-	depth        uint64
-	fn           uint64
-	vals0, vals1 int32 // its values: vals[vals0:vals1]
+	depth, fn uint32
+	vals      uint16 // its values: the next vals of igBatch.vals
+	slow      bool
 }
 
 type igValue struct {
@@ -55,10 +55,12 @@ func (b *igBatch) text(i int) []byte {
 
 func (b *igBatch) tokenize() {
 	b.lines, b.vals = b.lines[:0], b.vals[:0]
-	for i := range b.ends {
+	start := 0
+	for _, end := range b.ends {
 		var ln igLine
-		ln, b.vals = tokenizeIgProf(b.text(i), b.vals)
+		ln, b.vals = tokenizeIgProf(b.data[start:end], b.vals)
 		b.lines = append(b.lines, ln)
+		start = end
 	}
 }
 
@@ -73,14 +75,14 @@ func tokenizeIgProf(line []byte, vals []igValue) (igLine, []igValue) {
 		return slow, vals
 	}
 	depth, s, ok := cutHex(line[1:])
-	if !ok || depth == 0 {
+	if !ok || depth == 0 || depth > math.MaxUint32 {
 		return slow, vals
 	}
 	if s, ok = cutPrefix(s, " FN"); !ok {
 		return slow, vals
 	}
 	fn, s, ok := cutHex(s)
-	if !ok || !hasByte(s, '+') {
+	if !ok || fn > math.MaxUint32 || !hasByte(s, '+') {
 		return slow, vals
 	}
 	if off, rest, ok := cutHex(s[1:]); !ok || off > math.MaxInt64 {
@@ -90,6 +92,9 @@ func tokenizeIgProf(line []byte, vals []igValue) (igLine, []igValue) {
 	}
 	first := len(vals)
 	for len(s) > 0 {
+		if len(vals)-first == math.MaxUint16 {
+			return slow, vals[:first]
+		}
 		var v igValue
 		if s, ok = cutPrefix(s, " V"); !ok {
 			return slow, vals[:first]
@@ -112,7 +117,7 @@ func tokenizeIgProf(line []byte, vals []igValue) (igLine, []igValue) {
 		s = s[1:]
 		vals = append(vals, v)
 	}
-	return igLine{depth: depth, fn: fn, vals0: int32(first), vals1: int32(len(vals))}, vals
+	return igLine{depth: uint32(depth), fn: uint32(fn), vals: uint16(len(vals) - first)}, vals
 }
 
 // cutHex is cutUint(s, 16) for at most 16 digits; the parser takes
@@ -135,10 +140,10 @@ func cutHex(s []byte) (uint64, []byte, bool) {
 // defined.
 func (f *IgProfFolder) foldTokenized(ln *igLine, vals []igValue) (bool, error) {
 	p := f.p
-	if p.dumps == 0 || p.broken || !p.Header.Hex || ln.depth > uint64(len(p.path))+1 {
+	if p.dumps == 0 || p.broken || !p.Header.Hex || int(ln.depth) > len(p.path)+1 {
 		return false, nil
 	}
-	sym, ok := p.fns.get(ln.fn)
+	sym, ok := p.fns.get(uint64(ln.fn))
 	if !ok {
 		return false, nil
 	}
@@ -243,12 +248,14 @@ func FoldIgProf(r *stream.Reader, f *IgProfFolder, diag *stream.Diag) error {
 }
 
 func (f *IgProfFolder) foldBatch(b *igBatch, diag *stream.Diag) error {
+	vals := b.vals
 	for i := range b.lines {
 		ln := &b.lines[i]
 		done := false
 		var err error
 		if !ln.slow {
-			done, err = f.foldTokenized(ln, b.vals[ln.vals0:ln.vals1])
+			done, err = f.foldTokenized(ln, vals[:ln.vals])
+			vals = vals[ln.vals:]
 		}
 		if !done {
 			err = f.Line(b.name, b.text(i))
