@@ -245,11 +245,14 @@ func filterSorted(fr *FoldedReader, ts []fold.Transform, names []string, p filte
 		return *st, err
 	}
 	a := split.agg
-	unchanged := &markedStacks{fr: fr, marks: split.marks}
+	unchanged := &markedStacks{fr: fr, marks: split.marks, unique: !split.repeats}
 	rewritten := a.Sorted()
 	err := Merge([]Stacks{unchanged, rewritten}, ch.rest.push)
 	rewritten.Close()
-	if _, ok := err.(*UnsortedError); ok || err == nil && unchanged.n != split.n {
+	// A file that changed between the reads shows in its stacks' order
+	// (when they repeat) or in their number and length.
+	changed := unchanged.n != split.n || unchanged.bytes != split.bytes
+	if _, ok := err.(*UnsortedError); ok || err == nil && changed {
 		err = fmt.Errorf("%s changed between the two reads of filtering", displayName(fr.Name()))
 	}
 	if err != nil {
@@ -264,23 +267,31 @@ func filterSorted(fr *FoldedReader, ts []fold.Transform, names []string, p filte
 // of filterSorted. A stack equal to the input line's (in) is marked, to
 // be read again in order; a rewritten one goes to the Aggregator.
 type splitSink struct {
-	agg    *Aggregator
-	in     []byte   // the stack of the input line
-	n      int64    // input stacks before this one
-	marks  []uint64 // bit n: stack n reaches here unchanged
-	marked int64
-	last   []byte // the last marked stack
+	agg     *Aggregator
+	in      []byte   // the stack of the input line
+	n       int64    // input stacks before this one
+	marks   []uint64 // bit n: stack n reaches here unchanged
+	marked  int64
+	bytes   int64  // summed length of the marked stacks
+	last    []byte // the last marked stack
+	repeats bool   // a marked stack equals the one before it
 }
 
 func (s *splitSink) push(stack []byte, c fold.Count) error {
 	if !bytes.Equal(stack, s.in) {
 		return s.agg.Add(stack, c)
 	}
-	if s.marked > 0 && bytes.Compare(stack, s.last) < 0 {
-		return errNotSorted
+	if s.marked > 0 {
+		switch bytes.Compare(stack, s.last) {
+		case -1:
+			return errNotSorted
+		case 0:
+			s.repeats = true
+		}
 	}
 	s.last = append(s.last[:0], stack...)
 	s.marked++
+	s.bytes += int64(len(stack))
 	for int64(len(s.marks))*64 <= s.n {
 		s.marks = append(s.marks, 0)
 	}
@@ -296,6 +307,10 @@ type markedStacks struct {
 	fr    *FoldedReader
 	marks []uint64
 	n     int64 // input stacks read
+	bytes int64 // summed length of the marked stacks read
+	// unique: no marked stack repeats the one before it, so each is
+	// passed on as read, without looking ahead for repeats to sum.
+	unique bool
 
 	cur   []byte
 	count fold.Count
@@ -310,6 +325,7 @@ func (m *markedStacks) nextMarked() bool {
 		i := m.n
 		m.n++
 		if i/64 < int64(len(m.marks)) && m.marks[i/64]&(1<<(i%64)) != 0 {
+			m.bytes += int64(len(m.fr.Stack()))
 			return true
 		}
 	}
@@ -324,6 +340,10 @@ func (m *markedStacks) Next() bool {
 	if !m.ahead && !m.nextMarked() {
 		m.done = true
 		return false
+	}
+	if m.unique {
+		m.cur, m.count = m.fr.Stack(), m.fr.Count()
+		return true
 	}
 	m.ahead = false
 	m.cur = append(m.cur[:0], m.fr.Stack()...)
