@@ -272,11 +272,63 @@ func (s stacksSource) cur() ([]byte, fold.Count) { return s.s.Stack(), s.s.Count
 // stack per source: memory grows with the number of sources, not with
 // their size.
 func Merge(srcs []Stacks, fn func(stack []byte, c fold.Count) error) error {
+	if len(srcs) == 2 {
+		return mergeTwo(srcs[0], srcs[1], fn)
+	}
 	ss := make([]source, len(srcs))
 	for i, s := range srcs {
 		ss[i] = stacksSource{s}
 	}
 	return merge(ss, fn)
+}
+
+// mergeTwo is Merge of two sources, side by side as Join walks them:
+// the heap and the copy of every stack that the merge of many needs are
+// not. A stack found in both sums two counts, in either order alike.
+func mergeTwo(a, b Stacks, fn func(stack []byte, c fold.Count) error) error {
+	okA, okB := a.Next(), b.Next()
+	for {
+		if !okA {
+			if err := a.Err(); err != nil {
+				return err
+			}
+		}
+		if !okB {
+			if err := b.Err(); err != nil {
+				return err
+			}
+		}
+		var cmp int
+		switch {
+		case !okA && !okB:
+			return nil
+		case !okA:
+			cmp = 1
+		case !okB:
+			cmp = -1
+		default:
+			cmp = bytes.Compare(a.Stack(), b.Stack())
+		}
+		var err error
+		switch {
+		case cmp < 0:
+			err = fn(a.Stack(), a.Count())
+			okA = a.Next()
+		case cmp > 0:
+			err = fn(b.Stack(), b.Count())
+			okB = b.Next()
+		default:
+			var c fold.Count
+			if c, err = a.Count().Add(b.Count()); err != nil {
+				return fmt.Errorf("stack %.80q…: %w", a.Stack(), err)
+			}
+			err = fn(a.Stack(), c)
+			okA, okB = a.Next(), b.Next()
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 // Join walks two Stacks side by side and calls fn once for every stack

@@ -225,6 +225,34 @@ func TestMerge(t *testing.T) {
 	}
 }
 
+// TestMergeTwo checks that two sources, merged side by side, give what
+// the heap merge of many gives, and stop at a source's error.
+func TestMergeTwo(t *testing.T) {
+	a := []string{"a=1", "a;b=2", "c=3.5", "e=18446744073709551615"}
+	b := []string{"a;b=5", "b=6", "c=1", "d=7"}
+	merged := func(srcs ...Stacks) string {
+		var got []string
+		err := Merge(srcs, func(stack []byte, c fold.Count) error {
+			got = append(got, string(stack)+"="+c.String())
+			return nil
+		})
+		return fmt.Sprint(got, err)
+	}
+	two := merged(&sliceStacks{pairs: a}, &sliceStacks{pairs: b})
+	many := merged(&sliceStacks{pairs: a}, &sliceStacks{pairs: b}, &sliceStacks{})
+	if two != many || two != "[a=1 a;b=7 b=6 c=4.5 d=7 e=18446744073709551615] <nil>" {
+		t.Errorf("two sources: %s, heap merge: %s", two, many)
+	}
+	boom := errors.New("boom")
+	if err := Merge([]Stacks{&sliceStacks{pairs: a}, &sliceStacks{err: boom}}, func([]byte, fold.Count) error { return nil }); err != boom {
+		t.Errorf("source error: %v", err)
+	}
+	over := []Stacks{&sliceStacks{pairs: a[3:]}, &sliceStacks{pairs: []string{"e=1"}}}
+	if err := Merge(over, func([]byte, fold.Count) error { return nil }); !errors.Is(err, fold.ErrOverflow) {
+		t.Errorf("overflow: %v", err)
+	}
+}
+
 // sortedFolded writes the aggregate of stacks as a sorted folded file.
 func sortedFolded(t testing.TB, name string, stacks []string, counts []fold.Count) string {
 	t.Helper()
@@ -422,12 +450,16 @@ func BenchmarkMergeFiles(b *testing.B) {
 		size += int64(buf.Len())
 	}
 	opt := MergeOptions{Diag: NewDiag(io.Discard, false)}
-	b.SetBytes(size)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := MergeFiles(names, opt, func([]byte, fold.Count) error { return nil }); err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range []int{2, 4} { // two inputs are merged side by side, more through a heap
+		b.Run(fmt.Sprintf("%d inputs", n), func(b *testing.B) {
+			b.SetBytes(size * int64(n) / 4)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := MergeFiles(names[:n], opt, func([]byte, fold.Count) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
