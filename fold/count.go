@@ -107,6 +107,16 @@ func ParseCount(b []byte) (Count, error) {
 		return Count{}, errors.New("empty count")
 	}
 	var n uint64
+	if len(b) <= 19 { // fits in a uint64 whatever the digits: no overflow checks
+		for i, ch := range b {
+			d := ch - '0'
+			if d > 9 {
+				return parseDecimal(b, i)
+			}
+			n = n*10 + uint64(d)
+		}
+		return Count{N: n}, nil
+	}
 	for i, ch := range b {
 		if ch < '0' || ch > '9' {
 			return parseDecimal(b, i)
