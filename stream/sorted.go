@@ -64,6 +64,132 @@ type SortCheck struct {
 // follows reports them. conv, when not nil, converts each count before
 // it is added to the total.
 func CheckSorted(name string, conv CountFunc) (SortCheck, error) {
+	if chk, ok, err := checkSortedMapped(name, conv); ok {
+		return chk, err
+	}
+	return checkSortedRead(name, conv)
+}
+
+// checkSortedMapped is CheckSorted of an uncompressed regular file,
+// mapped a window at a time instead of read: the check then looks at
+// each byte once, with no copy into a buffer, and keeps the stack above
+// as a slice of the mapping. ok is false when the file cannot be mapped.
+func checkSortedMapped(name string, conv CountFunc) (chk SortCheck, ok bool, err error) {
+	if name == "" || name == "-" {
+		return SortCheck{}, false, nil
+	}
+	rc, err := openFrom(name, nil)
+	if err != nil {
+		return SortCheck{}, false, nil // reading reports it
+	}
+	defer rc.Close()
+	in, _ := rc.(*input)
+	if in == nil {
+		return SortCheck{}, false, nil
+	}
+	f := mappable(in)
+	if f == nil {
+		return SortCheck{}, false, nil
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return SortCheck{}, false, nil
+	}
+	c := sortChecker{name: name, conv: conv, line: 1}
+	page := int64(os.Getpagesize())
+	size, pos, window := st.Size(), int64(0), int64(checkWindow)
+	for pos < size {
+		start := pos &^ (page - 1)
+		end := min(start+window, size)
+		mem, err := mapFile(f, start, int(end-start))
+		if err != nil {
+			if pos == 0 {
+				return SortCheck{}, false, nil
+			}
+			return SortCheck{}, true, fmt.Errorf("%s: %w", displayName(name), err)
+		}
+		data := mem[pos-start:]
+		var done bool
+		err = CatchFault(displayName(name), func() error {
+			if end < size { // the last line goes whole into the next window
+				cut := bytes.LastIndexByte(data, '\n')
+				if cut < 0 {
+					data = nil
+					return nil
+				}
+				data = data[:cut+1]
+			}
+			done, err = c.lines(data)
+			// The stack above outlives the mapping.
+			c.held = append(c.held[:0], c.prev...)
+			c.prev = c.held
+			return err
+		})
+		unmapFile(mem)
+		switch {
+		case err != nil:
+			return SortCheck{}, true, err
+		case done:
+			return c.result, true, nil
+		case data == nil: // a line longer than the window
+			window *= 2
+		}
+		pos += int64(len(data))
+	}
+	return SortCheck{Sorted: true, Total: c.total}, true, nil
+}
+
+// checkWindow is how much of a file checkSortedMapped maps at once: the
+// mapped pages count in the process's resident memory. Tests shrink it.
+var checkWindow = 16 << 20
+
+// sortChecker is the state of checkSortedMapped from one window to the
+// next.
+type sortChecker struct {
+	name   string
+	conv   CountFunc
+	line   int    // number of the next line
+	prev   []byte // the stack above, if any
+	held   []byte // prev, copied out of a window about to be unmapped
+	seen   bool   // a stack was read
+	total  fold.Count
+	result SortCheck // when done
+}
+
+// lines checks the lines of data, as a FoldedReader reads them. done
+// reports that a stack is out of order (in result).
+func (c *sortChecker) lines(data []byte) (done bool, err error) {
+	for ; len(data) > 0; c.line++ {
+		text := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			text, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		if isBlank(text) {
+			continue
+		}
+		stack, n, err := fold.ParseLine(text)
+		if err != nil {
+			continue
+		}
+		if c.seen && bytes.Compare(stack, c.prev) < 0 {
+			c.result = SortCheck{Line: c.line}
+			return true, nil
+		}
+		c.seen, c.prev = true, stack
+		if c.conv != nil {
+			n = c.conv(n)
+		}
+		if c.total, err = c.total.Add(n); err != nil {
+			return false, fmt.Errorf("%s: total count: %w", displayName(c.name), err)
+		}
+	}
+	return false, nil
+}
+
+// checkSortedRead is CheckSorted of any input, read.
+func checkSortedRead(name string, conv CountFunc) (SortCheck, error) {
 	r := NewReader([]string{name})
 	defer r.Close()
 	fr := NewFoldedReader(r, NewDiag(io.Discard, false))

@@ -491,3 +491,66 @@ func BenchmarkJoinSorted(b *testing.B) {
 		y.Close()
 	}
 }
+
+// TestCheckSortedMapped checks that the check of a mapped file finds
+// what the check of the same file read finds, in windows of any size.
+func TestCheckSortedMapped(t *testing.T) {
+	var long, late strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&long, "f%05d;%s %d\n", i, strings.Repeat("x", i%7*1000), i%5)
+		fmt.Fprintf(&late, "main;f%05d 1\n", i)
+	}
+	late.WriteString("main;a 1\n")
+	defer func(w int) { checkWindow = w }(checkWindow)
+	for _, checkWindow = range []int{16 << 20, os.Getpagesize()} {
+		testCheckSortedMapped(t, long.String(), late.String())
+	}
+}
+
+func testCheckSortedMapped(t *testing.T, more ...string) {
+	for _, text := range append(more,
+		"a 1\nb 2\nb 3\nc;d 4\n",
+		"a 1\n\nbad\nb 2\r\n  \nc 1.5\nc 1",
+		"b 1\na 2\n",
+		"a 1\nb 1\nbad\na 5\n",
+		"a 18446744073709551615\nb 1\n",
+		"\n\n",
+		"x",
+	) {
+		path := writeFile(t, "in.folded", []byte(text))
+		for _, conv := range []CountFunc{nil, func(c fold.Count) fold.Count { return c.Scale(0.5) }} {
+			mapped, ok, merr := checkSortedMapped(path, conv)
+			read, rerr := checkSortedRead(path, conv)
+			if !ok || mapped != read || (merr == nil) != (rerr == nil) || merr != nil && merr.Error() != rerr.Error() {
+				t.Errorf("%.40q (%d bytes), window %d: mapped %+v %v %v, read %+v %v", text, len(text), checkWindow, mapped, ok, merr, read, rerr)
+			}
+		}
+	}
+}
+
+// BenchmarkCheckSorted is the first pass of pmerge and pdiff over a
+// sorted file.
+func BenchmarkCheckSorted(b *testing.B) {
+	var buf bytes.Buffer
+	for j := range 100000 {
+		fmt.Fprintf(&buf, "proc;main;server_loop;handle_request_%08d;parse %d\n", j, 1+j%9)
+	}
+	path := filepath.Join(b.TempDir(), "in.folded")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name  string
+		check func(string, CountFunc) (SortCheck, error)
+	}{{"mapped", CheckSorted}, {"read", checkSortedRead}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(buf.Len()))
+			b.ReportAllocs()
+			for b.Loop() {
+				if chk, err := bc.check(path, nil); err != nil || !chk.Sorted {
+					b.Fatal(chk, err)
+				}
+			}
+		})
+	}
+}
