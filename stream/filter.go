@@ -166,6 +166,48 @@ func feed(fr *FoldedReader, head sink, st *FilterStats) error {
 	return fr.Err()
 }
 
+// foldedLines returns a function of whole lines of the named input, for
+// mapLines, that calls take with the stack and count of each well-formed
+// line and its number, as a FoldedReader reads them.
+func foldedLines(name string, take func(stack []byte, c fold.Count, name string, line int) error) func([]byte) (bool, error) {
+	line := 0
+	return func(data []byte) (bool, error) {
+		for len(data) > 0 {
+			line++
+			text := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				text, data = data[:i], data[i+1:]
+			} else {
+				data = nil
+			}
+			if isBlank(text) {
+				continue
+			}
+			stack, c, err := fold.ParseLine(text)
+			if err != nil {
+				continue
+			}
+			if err := take(stack, c, name, line); err != nil {
+				return true, err
+			}
+		}
+		return false, nil
+	}
+}
+
+// readFoldedLines is foldedLines of an input read instead of mapped.
+func readFoldedLines(name string, take func(stack []byte, c fold.Count, name string, line int) error) error {
+	r := NewReader([]string{name})
+	defer r.Close()
+	fr := NewFoldedReader(r, NewDiag(io.Discard, false))
+	for fr.Next() {
+		if err := take(fr.Stack(), fr.Count(), fr.Name(), fr.Line()); err != nil {
+			return err
+		}
+	}
+	return fr.Err()
+}
+
 // giveUpAfter is how many stacks the first pass of filterSorted reads
 // before it gives up when the transforms left none unchanged.
 const giveUpAfter = 4096
@@ -208,41 +250,41 @@ func canReadTwice(fr *FoldedReader, before []fold.Transform, names []string) boo
 func filterSorted(fr *FoldedReader, ts []fold.Transform, names []string, p filterPlan, emit func([]byte, fold.Count) error) (FilterStats, error) {
 	st, ch := newChain(ts, p, emit, true)
 	defer ch.close()
-	// Malformed lines are reported by the second pass, through fr.
-	r := NewReader(names)
-	first := NewFoldedReader(r, NewDiag(io.Discard, false))
 	split := ch.split
-	for first.Next() {
-		c := first.Count()
+	take := func(stack []byte, c fold.Count, name string, line int) error {
 		if c.Float {
-			r.Close()
-			return *st, errNotSorted
+			return errNotSorted
 		}
 		st.InStacks++
 		var err error
 		if st.In, err = st.In.Add(c); err != nil {
-			r.Close()
-			return *st, fmt.Errorf("%s:%d: total count: %w", first.Name(), first.Line(), err)
+			return fmt.Errorf("%s:%d: total count: %w", name, line, err)
 		}
-		split.in = first.Stack()
-		if err := ch.head.push(split.in, c); err != nil {
-			r.Close()
+		split.in = stack
+		if err := ch.head.push(stack, c); err != nil {
 			if err == errNotSorted {
-				return *st, err
+				return err
 			}
-			return *st, fmt.Errorf("%s:%d: %w", first.Name(), first.Line(), err)
+			return fmt.Errorf("%s:%d: %w", name, line, err)
 		}
 		split.n++
 		if split.n == giveUpAfter && split.marked == 0 {
 			// The transforms rewrite every stack: all would go to
 			// the Aggregator anyway, and the second read is waste.
-			r.Close()
-			return *st, errNotSorted
+			return errNotSorted
 		}
+		return nil
 	}
-	r.Close()
-	if err := first.Err(); err != nil {
-		return *st, err
+	// Malformed lines are skipped here and reported by the second pass,
+	// through fr.
+	for _, name := range names {
+		ok, err := mapLines(name, foldedLines(displayName(name), take))
+		if !ok {
+			err = readFoldedLines(name, take)
+		}
+		if err != nil {
+			return *st, err
+		}
 	}
 	a := split.agg
 	unchanged := &markedStacks{fr: fr, marks: split.marks, unique: !split.repeats}

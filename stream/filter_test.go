@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
@@ -141,9 +142,17 @@ func TestFilterReadTwice(t *testing.T) {
 		"top first":           {fold.TopN(3), fold.DropFrame(re("^x$"))},
 	}
 	dir := t.TempDir()
+	defer func(w int) { checkWindow = w }(checkWindow)
 	for iname, in := range inputs {
 		path := filepath.Join(dir, strings.ReplaceAll(iname, " ", "_"))
 		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		zw.Write([]byte(in))
+		zw.Close()
+		if err := os.WriteFile(path+".gz", gz.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for cname, ts := range chains {
@@ -158,22 +167,31 @@ func TestFilterReadTwice(t *testing.T) {
 				}
 				return out.String(), st, fmt.Sprint(fr.Lines, fr.Stacks)
 			}
-			var pipeDiag, fileDiag strings.Builder
-			pd, fd := NewDiag(&pipeDiag, false), NewDiag(&fileDiag, false)
+			var pipeDiag strings.Builder
+			pd := NewDiag(&pipeDiag, false)
 			want, wst, wlines := run(NewFoldedReader(NewReaderStdin(nil, strings.NewReader(in)), pd), nil)
-			r := NewReader([]string{path})
-			got, gst, glines := run(NewFoldedReader(r, fd), []string{path})
-			r.Close()
 			pd.Flush()
-			fd.Flush()
-			if got != want {
-				t.Errorf("%s, %s: got\n%swant\n%s", iname, cname, got, want)
-			}
-			if fmt.Sprint(gst) != fmt.Sprint(wst) || glines != wlines || pd.Count() != fd.Count() {
-				t.Errorf("%s, %s: stats %+v %s %d, want %+v %s %d", iname, cname, gst, glines, fd.Count(), wst, wlines, pd.Count())
-			}
-			if strings.ReplaceAll(fileDiag.String(), path, "-") != pipeDiag.String() {
-				t.Errorf("%s, %s: diagnostics %q, want %q", iname, cname, fileDiag.String(), pipeDiag.String())
+			// Mapped in one window or many, or compressed and read.
+			for _, f := range []struct {
+				path   string
+				window int
+			}{{path, 16 << 20}, {path, os.Getpagesize()}, {path + ".gz", 16 << 20}} {
+				checkWindow = f.window
+				var fileDiag strings.Builder
+				fd := NewDiag(&fileDiag, false)
+				r := NewReader([]string{f.path})
+				got, gst, glines := run(NewFoldedReader(r, fd), []string{f.path})
+				r.Close()
+				fd.Flush()
+				if got != want {
+					t.Errorf("%s, %s, %s: got\n%swant\n%s", iname, cname, f.path, got, want)
+				}
+				if fmt.Sprint(gst) != fmt.Sprint(wst) || glines != wlines || pd.Count() != fd.Count() {
+					t.Errorf("%s, %s, %s: stats %+v %s %d, want %+v %s %d", iname, cname, f.path, gst, glines, fd.Count(), wst, wlines, pd.Count())
+				}
+				if strings.ReplaceAll(fileDiag.String(), f.path, "-") != pipeDiag.String() {
+					t.Errorf("%s, %s, %s: diagnostics %q, want %q", iname, cname, f.path, fileDiag.String(), pipeDiag.String())
+				}
 			}
 		}
 	}

@@ -71,31 +71,54 @@ func CheckSorted(name string, conv CountFunc) (SortCheck, error) {
 }
 
 // checkSortedMapped is CheckSorted of an uncompressed regular file,
-// mapped a window at a time instead of read: the check then looks at
-// each byte once, with no copy into a buffer, and keeps the stack above
-// as a slice of the mapping. ok is false when the file cannot be mapped.
+// mapped instead of read (mapLines): the check then looks at each byte
+// once, with no copy into a buffer, and keeps the stack above as a slice
+// of the mapping. ok is false when the file cannot be mapped.
 func checkSortedMapped(name string, conv CountFunc) (chk SortCheck, ok bool, err error) {
+	c := sortChecker{name: name, conv: conv, line: 1}
+	ok, err = mapLines(name, func(data []byte) (bool, error) {
+		done, err := c.lines(data)
+		// The stack above outlives the mapping.
+		c.held = append(c.held[:0], c.prev...)
+		c.prev = c.held
+		return done, err
+	})
+	switch {
+	case !ok || err != nil:
+		return SortCheck{}, ok, err
+	case c.done:
+		return c.result, true, nil
+	}
+	return SortCheck{Sorted: true, Total: c.total}, true, nil
+}
+
+// mapLines calls fn with the lines of the named file, whole lines at a
+// time, mapping the file a window at a time instead of reading it: no
+// copy of its bytes. fn must not keep data, which is unmapped after it
+// returns; done stops the reading. ok is false, and fn not called, when
+// the file cannot be mapped: it is standard input, not a regular file, or
+// compressed.
+func mapLines(name string, fn func(data []byte) (done bool, err error)) (ok bool, err error) {
 	if name == "" || name == "-" {
-		return SortCheck{}, false, nil
+		return false, nil
 	}
 	rc, err := openFrom(name, nil)
 	if err != nil {
-		return SortCheck{}, false, nil // reading reports it
+		return false, nil // reading reports it
 	}
 	defer rc.Close()
 	in, _ := rc.(*input)
 	if in == nil {
-		return SortCheck{}, false, nil
+		return false, nil
 	}
 	f := mappable(in)
 	if f == nil {
-		return SortCheck{}, false, nil
+		return false, nil
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return SortCheck{}, false, nil
+		return false, nil
 	}
-	c := sortChecker{name: name, conv: conv, line: 1}
 	page := int64(os.Getpagesize())
 	size, pos, window := st.Size(), int64(0), int64(checkWindow)
 	for pos < size {
@@ -104,9 +127,9 @@ func checkSortedMapped(name string, conv CountFunc) (chk SortCheck, ok bool, err
 		mem, err := mapFile(f, start, int(end-start))
 		if err != nil {
 			if pos == 0 {
-				return SortCheck{}, false, nil
+				return false, nil
 			}
-			return SortCheck{}, true, fmt.Errorf("%s: %w", displayName(name), err)
+			return true, fmt.Errorf("%s: %w", displayName(name), err)
 		}
 		data := mem[pos-start:]
 		var done bool
@@ -119,27 +142,23 @@ func checkSortedMapped(name string, conv CountFunc) (chk SortCheck, ok bool, err
 				}
 				data = data[:cut+1]
 			}
-			done, err = c.lines(data)
-			// The stack above outlives the mapping.
-			c.held = append(c.held[:0], c.prev...)
-			c.prev = c.held
+			var err error
+			done, err = fn(data)
 			return err
 		})
 		unmapFile(mem)
 		switch {
-		case err != nil:
-			return SortCheck{}, true, err
-		case done:
-			return c.result, true, nil
+		case err != nil || done:
+			return true, err
 		case data == nil: // a line longer than the window
 			window *= 2
 		}
 		pos += int64(len(data))
 	}
-	return SortCheck{Sorted: true, Total: c.total}, true, nil
+	return true, nil
 }
 
-// checkWindow is how much of a file checkSortedMapped maps at once: the
+// checkWindow is how much of a file mapLines maps at once: the
 // mapped pages count in the process's resident memory. Tests shrink it.
 var checkWindow = 16 << 20
 
@@ -153,6 +172,7 @@ type sortChecker struct {
 	held   []byte // prev, copied out of a window about to be unmapped
 	seen   bool   // a stack was read
 	total  fold.Count
+	done   bool      // a stack is out of order
 	result SortCheck // when done
 }
 
@@ -174,7 +194,7 @@ func (c *sortChecker) lines(data []byte) (done bool, err error) {
 			continue
 		}
 		if c.seen && bytes.Compare(stack, c.prev) < 0 {
-			c.result = SortCheck{Line: c.line}
+			c.result, c.done = SortCheck{Line: c.line}, true
 			return true, nil
 		}
 		c.seen, c.prev = true, stack
