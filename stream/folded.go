@@ -1,6 +1,11 @@
 package stream
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
 	"github.com/pfold/pfold/fold"
 )
 
@@ -16,6 +21,7 @@ import (
 //	if err := fr.Err(); err != nil { … }
 type FoldedReader struct {
 	r     *Reader
+	m     *mappedLines // in place of r, when mapped
 	diag  *Diag
 	stack []byte
 	count fold.Count
@@ -36,15 +42,15 @@ func (f *FoldedReader) Next() bool {
 	if f.err != nil {
 		return false
 	}
-	for f.r.Scan() {
+	for f.scan() {
 		f.Lines++
-		line := f.r.Bytes()
+		line := f.bytes()
 		if isBlank(line) {
 			continue
 		}
 		stack, c, err := fold.ParseLine(line)
 		if err != nil {
-			if err := f.diag.Malformed(f.r.Name(), f.r.Line(), line, err.Error()); err != nil {
+			if err := f.diag.Malformed(f.Name(), f.Line(), line, err.Error()); err != nil {
 				f.err = err
 				return false
 			}
@@ -54,8 +60,26 @@ func (f *FoldedReader) Next() bool {
 		f.Stacks++
 		return true
 	}
-	f.err = f.r.Err()
+	if f.m != nil {
+		f.err = f.m.err
+	} else {
+		f.err = f.r.Err()
+	}
 	return false
+}
+
+func (f *FoldedReader) scan() bool {
+	if f.m != nil {
+		return f.m.scan()
+	}
+	return f.r.Scan()
+}
+
+func (f *FoldedReader) bytes() []byte {
+	if f.m != nil {
+		return f.m.text
+	}
+	return f.r.Bytes()
 }
 
 func isBlank(line []byte) bool {
@@ -75,11 +99,128 @@ func (f *FoldedReader) Stack() []byte { return f.stack }
 func (f *FoldedReader) Count() fold.Count { return f.count }
 
 // Name and Line locate the current line.
-func (f *FoldedReader) Name() string { return f.r.Name() }
+func (f *FoldedReader) Name() string {
+	if f.m != nil {
+		return f.m.name
+	}
+	return f.r.Name()
+}
 
 // Line returns the 1-based line number of the current line in its input.
-func (f *FoldedReader) Line() int { return f.r.Line() }
+func (f *FoldedReader) Line() int {
+	if f.m != nil {
+		return f.m.line
+	}
+	return f.r.Line()
+}
 
 // Err returns the first error met: a read error, or a malformed line
 // when the Diag is strict.
 func (f *FoldedReader) Err() error { return f.err }
+
+// newMappedFoldedReader returns a FoldedReader of the named file mapped
+// a window at a time instead of read, with no copy of its bytes, or nil
+// when it cannot be mapped (see mapLines). Its stacks are slices of the
+// mapping: a file that shrinks meanwhile makes them fault, so they must
+// be read under CatchFault. Close unmaps it.
+func newMappedFoldedReader(name string, diag *Diag) *FoldedReader {
+	if name == "" || name == "-" {
+		return nil
+	}
+	rc, err := openFrom(name, nil)
+	if err != nil {
+		return nil
+	}
+	in, _ := rc.(*input)
+	var f *os.File
+	if in != nil {
+		f = mappable(in)
+	}
+	var st os.FileInfo
+	if f != nil {
+		st, err = f.Stat()
+	}
+	if f == nil || err != nil {
+		rc.Close()
+		return nil
+	}
+	// Smaller windows than a single pass's: a merge holds two per input.
+	window := int64(min(checkWindow, readBufSize))
+	m := &mappedLines{rc: rc, f: f, name: displayName(name), size: st.Size(), window: window}
+	return &FoldedReader{m: m, diag: diag}
+}
+
+// mappedLines splits a mapped file into lines, as Reader does a read one.
+// A window stays mapped until the one after the next is: a line stays
+// valid past the next call to scan.
+type mappedLines struct {
+	rc     io.Closer
+	f      *os.File
+	name   string
+	size   int64
+	pos    int64 // file offset where data ends
+	window int64
+	cur    []byte // the mapped window data is in
+	old    []byte // the window before it
+	data   []byte // the rest of the lines of cur
+	text   []byte
+	line   int
+	err    error
+}
+
+func (m *mappedLines) scan() bool {
+	for len(m.data) == 0 {
+		if m.pos >= m.size || m.err != nil {
+			return false
+		}
+		page := int64(os.Getpagesize())
+		start := m.pos &^ (page - 1)
+		end := min(start+m.window, m.size)
+		mem, err := mapFile(m.f, start, int(end-start))
+		if err != nil {
+			m.err = fmt.Errorf("%s: %w", m.name, err)
+			return false
+		}
+		data := mem[m.pos-start:]
+		if end < m.size { // the last line goes whole into the next window
+			cut := bytes.LastIndexByte(data, '\n')
+			if cut < 0 {
+				unmapFile(mem)
+				m.window *= 2
+				continue
+			}
+			data = data[:cut+1]
+		}
+		if m.old != nil {
+			unmapFile(m.old)
+		}
+		m.old, m.cur, m.data = m.cur, mem, data
+		m.pos += int64(len(data))
+	}
+	m.line++
+	if i := bytes.IndexByte(m.data, '\n'); i >= 0 {
+		m.text, m.data = m.data[:i], m.data[i+1:]
+	} else {
+		m.text, m.data = m.data, nil
+	}
+	return true
+}
+
+// Close unmaps the file of a FoldedReader from newMappedFoldedReader
+// and closes it; it does nothing to others, whose Reader the caller
+// closes.
+func (f *FoldedReader) Close() error {
+	m := f.m
+	if m == nil || m.rc == nil {
+		return nil
+	}
+	for _, mem := range [][]byte{m.old, m.cur} {
+		if mem != nil {
+			unmapFile(mem)
+		}
+	}
+	m.old, m.cur, m.data, m.text = nil, nil, nil, nil
+	err := m.rc.Close()
+	m.rc = nil
+	return err
+}

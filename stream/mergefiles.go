@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/pfold/pfold/fold"
 )
@@ -100,8 +101,13 @@ func mergeStreams(names []string, convs []CountFunc, opt MergeOptions, fn func([
 	st := MergeStats{Streamed: true}
 	ins := make([]*SortedInput, len(names))
 	srcs := make([]Stacks, len(names))
+	mapped := false
 	for i, n := range names {
-		ins[i] = NewSortedInput(n, opt.Diag, convs[i])
+		if ins[i] = newMappedSortedInput(n, opt.Diag, convs[i]); ins[i] != nil {
+			mapped = true
+		} else {
+			ins[i] = NewSortedInput(n, opt.Diag, convs[i])
+		}
 		srcs[i] = ins[i]
 	}
 	defer func() {
@@ -109,14 +115,23 @@ func mergeStreams(names []string, convs []CountFunc, opt MergeOptions, fn func([
 			in.Close()
 		}
 	}()
-	err := Merge(srcs, func(stack []byte, c fold.Count) error {
-		st.Unique++
-		var err error
-		if st.Out, err = st.Out.Add(c); err != nil {
-			return fmt.Errorf("total count: %w", err)
-		}
-		return fn(stack, c)
-	})
+	merge := func() error {
+		return Merge(srcs, func(stack []byte, c fold.Count) error {
+			st.Unique++
+			var err error
+			if st.Out, err = st.Out.Add(c); err != nil {
+				return fmt.Errorf("total count: %w", err)
+			}
+			return fn(stack, c)
+		})
+	}
+	var err error
+	if mapped {
+		// Mapped stacks fault if their file shrinks meanwhile.
+		err = CatchFault(strings.Join(names, ", "), merge)
+	} else {
+		err = merge()
+	}
 	for _, in := range ins {
 		l, s := in.Lines()
 		st.Lines += l

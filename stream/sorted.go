@@ -333,8 +333,23 @@ func (s *SortedInput) Lines() (lines, stacks int64) { return s.fr.Lines, s.fr.St
 // Total returns the sum of the counts of the lines read so far.
 func (s *SortedInput) Total() fold.Count { return s.total }
 
+// newMappedSortedInput is NewSortedInput of a file mapped instead of
+// read (see newMappedFoldedReader), or nil when it cannot be mapped.
+func newMappedSortedInput(name string, diag *Diag, conv CountFunc) *SortedInput {
+	fr := newMappedFoldedReader(name, diag)
+	if fr == nil {
+		return nil
+	}
+	return &SortedInput{fr: fr, conv: conv}
+}
+
 // Close closes the input.
-func (s *SortedInput) Close() error { return s.r.Close() }
+func (s *SortedInput) Close() error {
+	if s.r != nil {
+		s.r.Close()
+	}
+	return s.fr.Close()
+}
 
 // errStopped ends an Aggregator.Each whose consumer stopped pulling.
 var errStopped = errors.New("stopped")

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -285,12 +286,29 @@ func TestMergeFiles(t *testing.T) {
 	}
 	want, wantSt := aggregate(t, Options{}, all, allCounts)
 
-	got, st, err := mergeFiles(t, names, MergeOptions{})
-	if err != nil || got != want || !st.Streamed {
-		t.Fatalf("sorted inputs: streamed %v (%s), err %v, equal %v", st.Streamed, st.Why, err, got == want)
-	}
-	if st.In != wantSt.Total || st.Out != wantSt.Total || st.Unique != wantSt.Unique {
-		t.Errorf("stats %+v, want total %v unique %d", st, wantSt.Total, wantSt.Unique)
+	// Mapped in one window or many, or read when compressed.
+	gz := filepath.Join(t.TempDir(), "in0.folded.gz")
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte(readFile(t, names[0])))
+	zw.Close()
+	os.WriteFile(gz, zb.Bytes(), 0o644)
+	defer func(w int) { checkWindow = w }(checkWindow)
+	for _, window := range []int{16 << 20, os.Getpagesize()} {
+		checkWindow = window
+		for _, ns := range [][]string{names, append([]string{gz}, names[1:]...), names[:2]} {
+			w := want
+			if len(ns) == 2 {
+				w, _, _ = mergeFiles(t, ns, MergeOptions{Agg: Options{Mem: 1}}) // aggregated: one reader does not fit
+			}
+			got, st, err := mergeFiles(t, ns, MergeOptions{})
+			if err != nil || got != w || !st.Streamed {
+				t.Fatalf("sorted inputs %v, window %d: streamed %v (%s), err %v, equal %v", ns, window, st.Streamed, st.Why, err, got == w)
+			}
+			if len(ns) == 3 && (st.In != wantSt.Total || st.Out != wantSt.Total || st.Unique != wantSt.Unique) {
+				t.Errorf("stats %+v, want total %v unique %d", st, wantSt.Total, wantSt.Unique)
+			}
+		}
 	}
 
 	// The same stacks unsorted, from stdin, or past the reader budget go
