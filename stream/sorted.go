@@ -75,22 +75,44 @@ func CheckSorted(name string, conv CountFunc) (SortCheck, error) {
 // once, with no copy into a buffer, and keeps the stack above as a slice
 // of the mapping. ok is false when the file cannot be mapped.
 func checkSortedMapped(name string, conv CountFunc) (chk SortCheck, ok bool, err error) {
-	c := sortChecker{name: name, conv: conv, line: 1}
+	var prev, held []byte // the stack above, and its copy out of the mapping
+	var total fold.Count
+	seen := false
+	lines := foldedLines(displayName(name), func(stack []byte, n fold.Count, _ string, line int) error {
+		if seen && bytes.Compare(stack, prev) < 0 {
+			chk = SortCheck{Line: line}
+			return errUnsorted
+		}
+		seen, prev = true, stack
+		if conv != nil {
+			n = conv(n)
+		}
+		var err error
+		if total, err = total.Add(n); err != nil {
+			return fmt.Errorf("%s: total count: %w", displayName(name), err)
+		}
+		return nil
+	})
 	ok, err = mapLines(name, func(data []byte) (bool, error) {
-		done, err := c.lines(data)
+		done, err := lines(data)
 		// The stack above outlives the mapping.
-		c.held = append(c.held[:0], c.prev...)
-		c.prev = c.held
+		held = append(held[:0], prev...)
+		prev = held
 		return done, err
 	})
 	switch {
-	case !ok || err != nil:
-		return SortCheck{}, ok, err
-	case c.done:
-		return c.result, true, nil
+	case !ok:
+		return SortCheck{}, false, nil
+	case err == errUnsorted:
+		return chk, true, nil
+	case err != nil:
+		return SortCheck{}, true, err
 	}
-	return SortCheck{Sorted: true, Total: c.total}, true, nil
+	return SortCheck{Sorted: true, Total: total}, true, nil
 }
+
+// errUnsorted stops checkSortedMapped at the first stack out of order.
+var errUnsorted = errors.New("not sorted")
 
 // mapLines calls fn with the lines of the named file, whole lines at a
 // time, mapping the file a window at a time instead of reading it: no
@@ -161,52 +183,6 @@ func mapLines(name string, fn func(data []byte) (done bool, err error)) (ok bool
 // checkWindow is how much of a file mapLines maps at once: the
 // mapped pages count in the process's resident memory. Tests shrink it.
 var checkWindow = 16 << 20
-
-// sortChecker is the state of checkSortedMapped from one window to the
-// next.
-type sortChecker struct {
-	name   string
-	conv   CountFunc
-	line   int    // number of the next line
-	prev   []byte // the stack above, if any
-	held   []byte // prev, copied out of a window about to be unmapped
-	seen   bool   // a stack was read
-	total  fold.Count
-	done   bool      // a stack is out of order
-	result SortCheck // when done
-}
-
-// lines checks the lines of data, as a FoldedReader reads them. done
-// reports that a stack is out of order (in result).
-func (c *sortChecker) lines(data []byte) (done bool, err error) {
-	for ; len(data) > 0; c.line++ {
-		text := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			text, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		if isBlank(text) {
-			continue
-		}
-		stack, n, err := fold.ParseLine(text)
-		if err != nil {
-			continue
-		}
-		if c.seen && bytes.Compare(stack, c.prev) < 0 {
-			c.result, c.done = SortCheck{Line: c.line}, true
-			return true, nil
-		}
-		c.seen, c.prev = true, stack
-		if c.conv != nil {
-			n = c.conv(n)
-		}
-		if c.total, err = c.total.Add(n); err != nil {
-			return false, fmt.Errorf("%s: total count: %w", displayName(c.name), err)
-		}
-	}
-	return false, nil
-}
 
 // checkSortedRead is CheckSorted of any input, read.
 func checkSortedRead(name string, conv CountFunc) (SortCheck, error) {
