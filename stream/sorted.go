@@ -419,12 +419,25 @@ func Merge(srcs []Stacks, fn func(stack []byte, c fold.Count) error) error {
 	return merge(ss, fn)
 }
 
-// mergeTwo is Merge of two sources, side by side as Join walks them:
-// the heap and the copy of every stack that the merge of many needs are
-// not. A stack found in both sums two counts, in either order alike.
+// mergeTwo is Merge of two sources walked side by side by Join: the
+// heap and the copy of every stack that the merge of many needs are not.
 func mergeTwo(a, b Stacks, fn func(stack []byte, c fold.Count) error) error {
+	return Join(a, b, func(stack []byte, ca, cb fold.Count) error {
+		c, err := ca.Add(cb)
+		if err != nil {
+			return fmt.Errorf("stack %.80q…: %w", stack, err)
+		}
+		return fn(stack, c)
+	})
+}
+
+// Join walks two Stacks side by side and calls fn once for every stack
+// found in either, in bytewise order, with its count in each (zero where
+// it is missing): the shape of a differential profile. A read error of
+// either ends the walk as soon as it is met.
+func Join(a, b Stacks, fn func(stack []byte, ca, cb fold.Count) error) error {
 	okA, okB := a.Next(), b.Next()
-	for {
+	for okA || okB {
 		if !okA {
 			if err := a.Err(); err != nil {
 				return err
@@ -435,45 +448,6 @@ func mergeTwo(a, b Stacks, fn func(stack []byte, c fold.Count) error) error {
 				return err
 			}
 		}
-		var cmp int
-		switch {
-		case !okA && !okB:
-			return nil
-		case !okA:
-			cmp = 1
-		case !okB:
-			cmp = -1
-		default:
-			cmp = bytes.Compare(a.Stack(), b.Stack())
-		}
-		var err error
-		switch {
-		case cmp < 0:
-			err = fn(a.Stack(), a.Count())
-			okA = a.Next()
-		case cmp > 0:
-			err = fn(b.Stack(), b.Count())
-			okB = b.Next()
-		default:
-			var c fold.Count
-			if c, err = a.Count().Add(b.Count()); err != nil {
-				return fmt.Errorf("stack %.80q…: %w", a.Stack(), err)
-			}
-			err = fn(a.Stack(), c)
-			okA, okB = a.Next(), b.Next()
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
-// Join walks two Stacks side by side and calls fn once for every stack
-// found in either, in bytewise order, with its count in each (zero where
-// it is missing): the shape of a differential profile.
-func Join(a, b Stacks, fn func(stack []byte, ca, cb fold.Count) error) error {
-	okA, okB := a.Next(), b.Next()
-	for okA || okB {
 		var cmp int
 		switch {
 		case !okA:
