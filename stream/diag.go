@@ -18,6 +18,9 @@ type Diag struct {
 	count  int
 	// Verbatim is how many malformed lines are printed in full.
 	Verbatim int
+	// Prefix starts every message: the program's name and ": ", as the
+	// program's other messages start.
+	Prefix string
 }
 
 // NewDiag returns a Diag writing to w; with strict, the first malformed
@@ -57,7 +60,7 @@ func (d *Diag) Malformed(name string, line int, text []byte, why string) error {
 	}
 	if d.shown < d.Verbatim {
 		d.shown++
-		fmt.Fprintf(d.w, "warning: %s (line skipped)\n", e)
+		fmt.Fprintf(d.w, "%swarning: %s (line skipped)\n", d.Prefix, e)
 	}
 	return nil
 }
@@ -74,6 +77,6 @@ func (d *Diag) Flush() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.count > d.shown && !d.strict {
-		fmt.Fprintf(d.w, "warning: %d more malformed lines skipped (%d in all)\n", d.count-d.shown, d.count)
+		fmt.Fprintf(d.w, "%swarning: %d more malformed lines skipped (%d in all)\n", d.Prefix, d.count-d.shown, d.count)
 	}
 }

@@ -47,7 +47,7 @@ func run(c *cli.Context) error {
 		Creator:    "pcallgrind " + cmdutil.Version(),
 		NoCompress: c.Bool("no-compress"),
 	})
-	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	diag := cmdutil.NewDiag(c)
 	in := cmdutil.Input(c)
 	defer in.Close()
 

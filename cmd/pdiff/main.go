@@ -52,7 +52,7 @@ func run(c *cli.Context) error {
 	aggOpt.Mem /= 2
 	o := sideOptions{
 		agg:      aggOpt,
-		diag:     stream.NewDiag(c.App.ErrWriter, c.Bool("strict")),
+		diag:     cmdutil.NewDiag(c),
 		stripHex: c.Bool("strip-hex"),
 		stdin:    c.App.Reader,
 	}

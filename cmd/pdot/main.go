@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/report"
-	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
 	"io"
 )
@@ -43,7 +42,7 @@ func run(c *cli.Context) error {
 		return cmdutil.UsageErrorf("--node-fraction %g: must be between 0 and 1", opt.NodeFraction)
 	}
 	p := report.New()
-	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	diag := cmdutil.NewDiag(c)
 	in := cmdutil.Input(c)
 	defer in.Close()
 	if err := p.ReadFolded(in, diag); err != nil {

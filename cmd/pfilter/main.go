@@ -62,7 +62,7 @@ func run(c *cli.Context, args []transformArg) error {
 	if err != nil {
 		return err
 	}
-	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	diag := cmdutil.NewDiag(c)
 	in := cmdutil.Input(c)
 	defer in.Close()
 	out, err := cmdutil.Output(c)

@@ -98,7 +98,7 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	diag := cmdutil.NewDiag(c)
 	palfile := ""
 	if c.Bool("cp") || c.IsSet("palfile") {
 		palfile = c.String("palfile")

@@ -61,13 +61,13 @@ func run(c *cli.Context) error {
 		Kernel: c.Bool("kernel") || c.Bool("all"), JIT: c.Bool("jit") || c.Bool("all"),
 		Addrs: c.Bool("addrs"), Srcline: c.Bool("srcline"),
 		EventFilter: c.String("event-filter"), SkipAfter: c.StringSlice("skip-after"),
-		Warn: c.App.ErrWriter,
+		Warn: cmdutil.Notes(c),
 	}
 	jobs := c.Int("jobs")
 	if jobs < 1 {
 		return cmdutil.UsageErrorf("--jobs must be at least 1")
 	}
-	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	diag := cmdutil.NewDiag(c)
 	parallel := format == ingest.FormatPerfScript
 	if format == ingest.FormatAuto {
 		if parallel, c.App.Reader, err = ingest.AllPerfScript(c.Args().Slice(), c.App.Reader); err != nil {

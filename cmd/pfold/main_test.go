@@ -87,8 +87,13 @@ func TestExitCodes(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.txt")
 	os.WriteFile(bad, []byte("a 1 1.0: 1 cpu-clock:\n\t1 f (m)\n\nGARBAGE\n"), 0o644)
-	if out, errs, code := pfold(t, "", bad); code != 0 || out != "a;f 1\n" || !strings.Contains(errs, "bad.txt:4") {
+	if out, errs, code := pfold(t, "", bad); code != 0 || out != "a;f 1\n" || !strings.HasPrefix(errs, "pfold: warning: "+bad+":4: ") {
 		t.Errorf("malformed line: code %d, stdout %q, stderr %q", code, out, errs)
+	}
+	two := filepath.Join(t.TempDir(), "two-events.txt")
+	os.WriteFile(two, []byte("a 1 1.0: 1 cpu-clock:\n\t1 f (m)\n\na 1 2.0: 1 page-faults:\n\t1 g (m)\n"), 0o644)
+	if out, errs, code := pfold(t, "", two); code != 0 || out != "a;f 1\n" || !strings.HasPrefix(errs, "pfold: note: several events") {
+		t.Errorf("two events: code %d, stdout %q, stderr %q", code, out, errs)
 	}
 	if _, errs, code := pfold(t, "", "--strict", bad); code != 1 || !strings.Contains(errs, "bad.txt:4") {
 		t.Errorf("--strict: code %d, stderr %q", code, errs)

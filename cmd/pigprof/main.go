@@ -73,7 +73,7 @@ func run(c *cli.Context) error {
 		Agg: maxOpt,
 	}, func(stack []byte, n fold.Count) error { return agg.Add(stack, n) })
 	defer f.Close()
-	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	diag := cmdutil.NewDiag(c)
 	in := cmdutil.Input(c)
 	defer in.Close()
 

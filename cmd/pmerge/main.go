@@ -50,7 +50,7 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	diag := cmdutil.NewDiag(c)
 	out, err := cmdutil.Output(c)
 	if err != nil {
 		return err

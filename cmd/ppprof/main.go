@@ -62,7 +62,7 @@ func run(c *cli.Context) error {
 	}
 
 	b := pprof.New(opt)
-	diag := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	diag := cmdutil.NewDiag(c)
 	in := cmdutil.Input(c)
 	defer in.Close()
 	fr := stream.NewFoldedReader(in, diag)

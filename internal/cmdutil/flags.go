@@ -56,6 +56,28 @@ func Output(c *cli.Context) (*stream.Output, error) {
 	return stream.CreateOr(c.String("output"), c.App.Writer)
 }
 
+// NewDiag returns the Diag of the command's malformed input lines: on
+// standard error, fatal with --strict, each message led by the
+// command's name.
+func NewDiag(c *cli.Context) *stream.Diag {
+	d := stream.NewDiag(c.App.ErrWriter, c.Bool("strict"))
+	d.Prefix = c.App.Name + ": "
+	return d
+}
+
+// Notes returns a writer of notes to standard error, each led by the
+// command's name: give it to a library that writes a whole note a Write.
+func Notes(c *cli.Context) io.Writer { return notesWriter{c} }
+
+type notesWriter struct{ c *cli.Context }
+
+func (n notesWriter) Write(b []byte) (int, error) {
+	if _, err := n.c.App.ErrWriter.Write(append([]byte(n.c.App.Name+": "), b...)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
 // Statsf prints one --stats line to stderr (which clears the progress
 // line, see progress.go).
 func Statsf(c *cli.Context, format string, args ...any) {
