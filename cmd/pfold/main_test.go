@@ -134,6 +134,13 @@ func TestStatsConserveCounts(t *testing.T) {
 			t.Errorf("--stats lacks %q: %s", s, errs)
 		}
 	}
+	// Samples are batched before the tables see them: the count is still
+	// of samples (the recording has 1240), whatever -j.
+	for _, jobs := range []string{"1", "3"} {
+		if _, errs, _ := pfold(t, "", "--stats", "-j", jobs, sample); !strings.Contains(errs, " 1240 samples folded") {
+			t.Errorf("-j %s: %s", jobs, errs)
+		}
+	}
 }
 
 // The tests below run the built binary: closed pipes, signals and a full
