@@ -1,0 +1,114 @@
+// Package formattest runs a format's parser over test inputs the way
+// pfold does, for the format packages' tests and fuzz targets.
+package formattest
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Result is what a fold produced.
+type Result struct {
+	Folded    string // "stack COUNT\n" lines, summed by stack, sorted by stack
+	Malformed int    // lines the parser reported to the Diag
+	Warnings  string // what the Diag printed
+}
+
+// Fold runs f's parser with opts over each input (name and content), in
+// order, splitting lines as stream.Reader does, and returns the summed,
+// sorted folded stacks. An error from the parser is returned as is.
+func Fold(f format.Format, opts format.Options, inputs ...Input) (Result, error) {
+	var warn bytes.Buffer
+	diag := stream.NewDiag(&warn, false)
+	return fold1(f, opts, diag, &warn, inputs)
+}
+
+// FoldStrict is Fold with a strict Diag: the first malformed line is an error.
+func FoldStrict(f format.Format, opts format.Options, inputs ...Input) (Result, error) {
+	var warn bytes.Buffer
+	diag := stream.NewDiag(&warn, true)
+	return fold1(f, opts, diag, &warn, inputs)
+}
+
+// Input is one named input.
+type Input struct {
+	Name string
+	Data []byte
+}
+
+func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.Buffer, inputs []Input) (Result, error) {
+	if opts == nil {
+		opts = format.MapOptions{}
+	}
+	sums := map[string]fold.Count{}
+	emit := func(stack []byte, c fold.Count) error {
+		s, err := sums[string(stack)].Add(c)
+		if err != nil {
+			return err
+		}
+		sums[string(stack)] = s
+		return nil
+	}
+	p, err := f.New(opts, emit, diag)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, in := range inputs {
+		data := in.Data
+		n := 0
+		for len(data) > 0 {
+			line := data
+			if i := bytes.IndexByte(data, '\n'); i >= 0 {
+				line, data = data[:i], data[i+1:]
+			} else {
+				data = nil
+			}
+			line = bytes.TrimSuffix(line, []byte("\r"))
+			n++
+			if err := p.Line(in.Name, n, line); err != nil {
+				return Result{}, err
+			}
+		}
+		if err := p.End(); err != nil {
+			return Result{}, err
+		}
+	}
+	diag.Flush()
+	keys := make([]string, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []byte
+	for _, k := range keys {
+		if sums[k].IsZero() {
+			continue
+		}
+		out = fold.AppendLine(out, []byte(k), sums[k])
+	}
+	return Result{Folded: string(out), Malformed: diag.Count(), Warnings: warn.String()}, nil
+}
+
+// Fuzz is the body of a fuzz target for f: any input folds without a
+// panic, and every stack emitted is a valid folded line.
+func Fuzz(t *testing.T, f format.Format, data []byte) {
+	t.Helper()
+	_ = f.Sniff(data[:min(len(data), format.SniffSize)])
+	res, err := Fold(f, nil, Input{"fuzz", data})
+	if err != nil {
+		return
+	}
+	for _, l := range bytes.SplitAfter([]byte(res.Folded), []byte("\n")) {
+		if len(l) == 0 {
+			continue
+		}
+		if _, _, err := fold.ParseLine(bytes.TrimSuffix(l, []byte("\n"))); err != nil {
+			t.Fatalf("emitted line %q does not parse back: %v", l, err)
+		}
+	}
+}
