@@ -57,9 +57,10 @@ type Format struct {
 }
 
 // Parser folds lines of its format. Lines come without their newline
-// (nor a trailing '\r'), numbered from 1 within each input; binary and
-// whole-document formats (JSON, XML, protobuf) gather the lines and
-// decode at End.
+// but otherwise as read (a CRLF file's lines end in '\r': text parsers
+// trim it), numbered from 1 within each input; binary and whole-document
+// formats (JSON, XML, protobuf) gather the lines, rejoined with '\n',
+// and decode at End.
 type Parser interface {
 	// Line parses one line of the input called name. A malformed line
 	// goes to the Diag (which returns an error only when strict); an

@@ -20,7 +20,7 @@ type Result struct {
 }
 
 // Fold runs f's parser with opts over each input (name and content), in
-// order, splitting lines as stream.Reader does, and returns the summed,
+// order, splitting lines as stream.Reader does (at '\n' only), and returns the summed,
 // sorted folded stacks. An error from the parser is returned as is.
 func Fold(f format.Format, opts format.Options, inputs ...Input) (Result, error) {
 	var warn bytes.Buffer
@@ -68,7 +68,6 @@ func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.
 			} else {
 				data = nil
 			}
-			line = bytes.TrimSuffix(line, []byte("\r"))
 			n++
 			if err := p.Line(in.Name, n, line); err != nil {
 				return Result{}, err
