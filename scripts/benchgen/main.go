@@ -22,7 +22,7 @@
 //
 // Usage:
 //
-//	go run ./scripts/benchgen [-size 512MB] [-seed 1] [-unique N] [-max-stack N] [-o FILE] [TEMPLATE...]
+//	go run ./scripts/benchgen [-size 512MB] [-seed 1] [-unique N] [-max-stack N] [-mix long|short] [-o FILE] [TEMPLATE...]
 //	go run ./scripts/benchgen -igprof FILE [-size 256MB] [-o FILE]
 //
 // Templates are perf script text files, or directories whose *.txt files
@@ -53,6 +53,17 @@ var defaultTemplates = []string{
 	"testdata/perf/flamegraph/perf-vertx-stacks-01.txt",
 }
 
+// mixes are the template sets -mix names: "long" (the default set above:
+// long, deep samples) and "short" (short samples of everyday programs
+// and a system-wide recording, drawn in their recorded proportions).
+var mixes = map[string]struct {
+	templates []string
+	pooled    bool
+}{
+	"long":  {defaultTemplates, false},
+	"short": {[]string{"testdata/bench/short"}, true},
+}
+
 func main() {
 	var (
 		sizeFlag = flag.String("size", "512MB", "approximate output `SIZE` (KiB, MiB, GiB units; MB means MiB)")
@@ -62,6 +73,7 @@ func main() {
 		igprof   = flag.String("igprof", "", "write an IgProf dump repeating `FILE` instead of perf script text")
 		out      = flag.String("o", "-", "write to `FILE` (- is standard output)")
 		verbose  = flag.Bool("v", false, "print what was generated on standard error")
+		mix      = flag.String("mix", "long", "template set `MIX`: long (deep stacks: C++, Go, node, Java…) or short (Python, Perl, gzip/xz, sort, find, system-wide; about 300 bytes a sample), when no TEMPLATE is given")
 	)
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: benchgen [options] [TEMPLATE...]\n\n"+
@@ -96,15 +108,19 @@ func main() {
 		return
 	}
 
+	m, ok := mixes[*mix]
+	if !ok {
+		fatalf(2, "-mix: unknown mix %q (long or short)", *mix)
+	}
 	names := flag.Args()
 	if len(names) == 0 {
-		names = defaultTemplates
+		names = m.templates
 	}
 	srcs, err := loadSources(names, *maxStack)
 	if err != nil {
 		fatalf(1, "%v", err)
 	}
-	g := newGenerator(srcs, Config{Size: size, Seed: *seed, Unique: *unique})
+	g := newGenerator(srcs, Config{Size: size, Seed: *seed, Unique: *unique, Pooled: m.pooled && flag.NArg() == 0})
 	st, err := g.Generate(w)
 	if err == nil {
 		err = w.Close()

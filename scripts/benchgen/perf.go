@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/cespare/xxhash/v2"
@@ -424,6 +425,10 @@ type Config struct {
 	Size   int64  // bytes to write, at least (the last sample is whole)
 	Seed   uint64 // seed of every random choice
 	Unique int64  // distinct folded stacks to aim for (0: the recorded ones)
+	// Pooled draws samples in the proportions they were recorded in, as
+	// if the templates were one recording; otherwise each template is
+	// drawn as often as the others, whatever its length.
+	Pooled bool
 }
 
 // Stats describe a generated dump.
@@ -480,10 +485,27 @@ func newGenerator(srcs []*source, cfg Config) *generator {
 
 // Generate writes samples until Size bytes are written.
 func (g *generator) Generate(w io.Writer) (Stats, error) {
+	var pooled []int // pooled[i]: the samples of sources before i
+	if g.cfg.Pooled {
+		n := 0
+		for _, src := range g.srcs {
+			pooled = append(pooled, n)
+			n += len(src.samples)
+		}
+		pooled = append(pooled, n)
+	}
 	for g.stats.Bytes < g.cfg.Size {
-		si := g.rng.IntN(len(g.srcs))
+		var si, k int
+		if pooled != nil {
+			i := g.rng.IntN(pooled[len(pooled)-1])
+			si = sort.SearchInts(pooled, i+1) - 1
+			k = i - pooled[si]
+		} else {
+			si = g.rng.IntN(len(g.srcs))
+			k = g.rng.IntN(len(g.srcs[si].samples))
+		}
 		src := g.srcs[si]
-		s := &src.samples[g.rng.IntN(len(src.samples))]
+		s := &src.samples[k]
 		g.buf = g.appendSample(g.buf[:0], si, s)
 		n, err := w.Write(g.buf)
 		g.stats.Bytes += int64(n)
