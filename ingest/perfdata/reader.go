@@ -68,6 +68,25 @@ func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
 	return replayFile(tmp, n, opt, fn)
 }
 
+// ReplayAt replays a recording held by ra (size bytes), file or pipe
+// mode.
+func ReplayAt(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, error) {
+	var head [16]byte
+	if size < 16 {
+		return nil, errAt(0, "too short for a perf.data header (%d bytes)", size)
+	}
+	if _, err := ra.ReadAt(head[:], 0); err != nil {
+		return nil, errAt(0, "reading the header: %v", err)
+	}
+	if !IsPerfData(head[:]) {
+		return nil, errAt(0, "not a perf.data file")
+	}
+	if binary.LittleEndian.Uint64(head[8:]) == 16 {
+		return replayPipe(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 1<<20), opt, fn)
+	}
+	return replayFile(ra, size, opt, fn)
+}
+
 func replayFile(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, error) {
 	h, dataOff, dataLen, err := readFileHeader(ra, size)
 	if err != nil {

@@ -586,7 +586,8 @@ func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 		r := data[i*24:]
 		ents[i] = ent{binary.LittleEndian.Uint64(r), uint32(binary.LittleEndian.Uint64(r[8:]) >> 32)}
 	}
-	sort.SliceStable(ents, func(i, j int) bool { return ents[i].off < ents[j].off })
+	// perf 6.1 pairs slots with relocations in .rela.plt order, unsorted
+	// (later perfs sort by offset, which names IFUNC slots better).
 	for _, e := range ents {
 		name := ""
 		if e.sym > 0 && int(e.sym) <= len(syms) {
@@ -703,9 +704,10 @@ func runningKernelBuildID() []byte {
 
 // --- JIT maps and the vdso ----------------------------------------------
 
-// loadPerfMap reads /tmp/perf-PID.map: "START SIZE name" in hex.
+// loadPerfMap reads /tmp/perf-PID.map: "START SIZE name" in hex. Like
+// perf, it reads the map at its real path, --symfs or not.
 func (s *symbolizer) loadPerfMap(d *dso) error {
-	f, err := os.Open(s.root(d.name))
+	f, err := os.Open(d.name)
 	if err != nil {
 		return err
 	}
