@@ -2,8 +2,8 @@ package perfdata
 
 import (
 	"bytes"
-	"encoding/binary"
 	"compress/gzip"
+	"encoding/binary"
 	"io"
 	"os"
 	"os/exec"
