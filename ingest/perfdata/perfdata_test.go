@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -189,5 +190,36 @@ func TestFreshRecording(t *testing.T) {
 				t.Errorf("replay differs from perf script: %s", firstDiff(normalize(got), normalize(want)))
 			}
 		})
+	}
+}
+
+// TestDwarfRefused: a recording with user stack copies is refused with
+// the error that names the way around, not folded into wrong stacks.
+func TestDwarfRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records with perf")
+	}
+	perf := needPerf(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "dwarf.data")
+	cmd := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,4096", "-o", data, "--", "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("perf record: %v\n%s", err, out)
+		}
+		t.Skipf("perf record cannot record here: %v\n%s", err, out)
+	}
+	f, err := os.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = Replay(f, Options{}, func(*Sample, string, []Frame) error { return nil })
+	if !errors.Is(err, ErrDwarf) {
+		t.Fatalf("got %v, want ErrDwarf", err)
+	}
+	if !strings.Contains(err.Error(), "perf script -i FILE | pfold") {
+		t.Errorf("the error does not say how to fold it: %v", err)
 	}
 }

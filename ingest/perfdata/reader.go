@@ -116,6 +116,7 @@ type replay struct {
 	sym  *symbolizer
 
 	queue     []queued
+	arena     []byte // bodies of the queued records
 	seq       int
 	nextFlush uint64
 	maxTime   uint64
@@ -123,15 +124,21 @@ type replay struct {
 
 	sample Sample
 	frames []Frame
+	named  map[namedKey]Frame // frames already named, by binary and address
+}
+
+type namedKey struct {
+	dso  *dso
+	addr uint64
 }
 
 type queued struct {
-	time uint64
-	seq  int
-	typ  uint32
-	misc uint16
-	off  int64
-	body []byte
+	time       uint64
+	seq        int
+	typ        uint32
+	misc       uint16
+	off        int64
+	start, end int // the body in arena
 }
 
 func newReplay(h *Header, opt Options, fn SampleFunc) *replay {
@@ -228,7 +235,9 @@ func (rp *replay) run(src *source) error {
 			continue
 		}
 		rp.seq++
-		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, typ: typ, misc: misc, off: off, body: slices.Clone(body)})
+		start := len(rp.arena)
+		rp.arena = append(rp.arena, body...)
+		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, typ: typ, misc: misc, off: off, start: start, end: len(rp.arena)})
 		rp.maxTime = max(rp.maxTime, t)
 	}
 	if rp.dec == nil {
@@ -237,9 +246,10 @@ func (rp *replay) run(src *source) error {
 	return rp.flush(^uint64(0))
 }
 
-// flush delivers the queued records with time <= limit, in time order.
+// flush delivers the queued records with time <= limit, in time order
+// (ties in arrival order), as perf's ordered_events does.
 func (rp *replay) flush(limit uint64) error {
-	slices.SortStableFunc(rp.queue, func(a, b queued) int {
+	slices.SortFunc(rp.queue, func(a, b queued) int {
 		if a.time != b.time {
 			if a.time < b.time {
 				return -1
@@ -251,13 +261,27 @@ func (rp *replay) flush(limit uint64) error {
 	n := 0
 	for n < len(rp.queue) && rp.queue[n].time <= limit {
 		q := &rp.queue[n]
-		if err := rp.deliver(q.typ, q.misc, q.body, q.off); err != nil {
+		if err := rp.deliver(q.typ, q.misc, rp.arena[q.start:q.end], q.off); err != nil {
 			return err
 		}
 		rp.lastFlush = q.time
 		n++
 	}
-	rp.queue = append(rp.queue[:0], rp.queue[n:]...)
+	rest := rp.queue[n:]
+	if len(rest) == 0 {
+		rp.queue, rp.arena = rp.queue[:0], rp.arena[:0]
+		return nil
+	}
+	// Compact the arena to the records still queued.
+	var arena []byte
+	for i := range rest {
+		q := &rest[i]
+		start := len(arena)
+		arena = append(arena, rp.arena[q.start:q.end]...)
+		q.start, q.end = start, len(arena)
+	}
+	rp.arena = append(rp.arena[:0], arena...)
+	rp.queue = append(rp.queue[:0], rest...)
 	return nil
 }
 
@@ -363,15 +387,23 @@ func (rp *replay) resolve(t *thread, cpumode uint16, ip uint64) Frame {
 	if mp == nil {
 		return f
 	}
-	f.DSO = mp.dso.name
 	addr := ip
 	if !mp.identity {
 		addr = ip - mp.start + mp.pgoff
 	}
+	k := namedKey{mp.dso, addr}
+	if f, ok := rp.named[k]; ok {
+		return f
+	}
+	f.DSO = mp.dso.name
 	f.IP = addr // perf script prints the address within the map
 	if name, start, ok := rp.sym.lookup(mp.dso, addr); ok {
 		f.Sym, f.Offset = name, addr-start
 	}
+	if rp.named == nil {
+		rp.named = map[namedKey]Frame{}
+	}
+	rp.named[k] = f
 	return f
 }
 

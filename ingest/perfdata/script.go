@@ -1,7 +1,6 @@
 package perfdata
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 )
@@ -21,7 +20,7 @@ func AppendScript(dst []byte, s *Sample, comm string, frames []Frame) []byte {
 		dst = strconv.AppendUint(dst, s.Time/1e9, 10)
 		dst = append(dst, '.')
 		us := (s.Time % 1e9) / 1e3
-		dst = append(dst, fmt.Sprintf("%06d", us)...)
+		dst = appendPadded(dst, us, 10, 6, '0')
 		dst = append(dst, ':')
 	}
 	if s.Attr.SampleType&samplePeriod != 0 {
@@ -33,7 +32,7 @@ func AppendScript(dst []byte, s *Sample, comm string, frames []Frame) []byte {
 	dst = append(dst, ": \n"...)
 	for _, f := range frames {
 		dst = append(dst, '\t')
-		dst = append(dst, fmt.Sprintf("%16x", f.IP)...)
+		dst = appendPadded(dst, f.IP, 16, 16, ' ')
 		dst = append(dst, ' ')
 		if f.Sym == "" {
 			dst = append(dst, "[unknown]"...)
@@ -51,6 +50,16 @@ func AppendScript(dst []byte, s *Sample, comm string, frames []Frame) []byte {
 		dst = append(dst, ")\n"...)
 	}
 	return append(dst, '\n')
+}
+
+// appendPadded appends v in base, right-aligned in width with pad.
+func appendPadded(dst []byte, v uint64, base, width int, pad byte) []byte {
+	var tmp [20]byte
+	d := strconv.AppendUint(tmp[:0], v, base)
+	for i := len(d); i < width; i++ {
+		dst = append(dst, pad)
+	}
+	return append(dst, d...)
 }
 
 // WriteScript replays a recording and writes it as perf script text.
