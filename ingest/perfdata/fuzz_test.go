@@ -1,0 +1,43 @@
+package perfdata
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzReplay feeds corrupt and truncated recordings to the replay: they
+// must fail with an error (a *FormatError for bad structure), never
+// panic or allocate more than the input suggests.
+func FuzzReplay(f *testing.F) {
+	for _, name := range []string{"cwork", "jit", "go"} {
+		data, err := os.ReadFile(filepath.Join("../../testdata/perfdata", name, "perf.data"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+		f.Add(data[:len(data)/2])
+		f.Add(data[:200])
+	}
+	pipe := append([]byte("PERFILE2"), 16, 0, 0, 0, 0, 0, 0, 0)
+	f.Add(pipe)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := 0
+		// No symbol files: the fuzzer is after the record parser.
+		none := SymbolOptions{Symfs: "/nonexistent", BuildIDDir: "/nonexistent", Kallsyms: "/nonexistent"}
+		_, err := ReplayAt(bytes.NewReader(data), int64(len(data)), Options{Symbols: none}, func(s *Sample, comm string, frames []Frame) error {
+			n++
+			if len(frames) > maxStack {
+				t.Fatalf("%d frames, more than perf script's %d", len(frames), maxStack)
+			}
+			return nil
+		})
+		var fe *FormatError
+		if err != nil && !errors.As(err, &fe) && !errors.Is(err, ErrDwarf) {
+			t.Fatalf("error of type %T, want a *FormatError: %v", err, err)
+		}
+		_ = n
+	})
+}

@@ -1,0 +1,234 @@
+package perfdata
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// machine tracks what perf's machine tracks while it replays a
+// recording: threads with their names, each process's memory maps, and
+// the kernel's maps, so that an address in a sample can be named.
+type machine struct {
+	threads map[int32]*thread
+	kernel  *maps // kernel and module maps, shared by every thread
+	syms    *symbolizer
+}
+
+type thread struct {
+	pid, tid int32
+	comm     string
+	commSet  bool // a COMM event named it (forks inherit only such names)
+	maps     *maps
+}
+
+// maps is one address space: mappings sorted by start, not overlapping.
+type maps struct {
+	m []*mapping
+}
+
+type mapping struct {
+	start, end, pgoff uint64
+	dso               *dso
+	identity          bool // addresses are not file-relative (JIT maps, kallsyms)
+}
+
+func newMachine(sym *symbolizer) *machine {
+	m := &machine{threads: map[int32]*thread{}, kernel: &maps{}, syms: sym}
+	// perf names the idle thread "swapper".
+	m.threads[0] = &thread{pid: 0, tid: 0, comm: "swapper", maps: &maps{}}
+	return m
+}
+
+// findThread returns the thread tid of process pid, making it up (named
+// ":tid", as perf does) when no event introduced it.
+func (m *machine) findThread(pid, tid int32) *thread {
+	if t := m.threads[tid]; t != nil {
+		if t.pid == -1 && pid != -1 {
+			t.pid = pid
+		}
+		return t
+	}
+	t := &thread{pid: pid, tid: tid, comm: fmt.Sprintf(":%d", tid)}
+	m.threads[tid] = t
+	if pid != tid && pid > 0 {
+		t.maps = m.findThread(pid, pid).maps // threads share their leader's maps
+	} else {
+		t.maps = &maps{}
+	}
+	return t
+}
+
+func (m *machine) comm(pid, tid int32, comm string) {
+	t := m.findThread(pid, tid)
+	t.comm, t.commSet = comm, true
+}
+
+func (m *machine) fork(pid, ppid, tid, ptid int32) {
+	parent := m.findThread(ppid, ptid)
+	delete(m.threads, tid) // a new thread reusing an old tid replaces it
+	t := m.findThread(pid, tid)
+	if parent.commSet {
+		t.comm, t.commSet = parent.comm, true
+	}
+	if pid != ppid && t.maps != parent.maps {
+		t.maps.m = append(t.maps.m[:0:0], parent.maps.m...) // a new process: a copy of the parent's maps
+	}
+}
+
+func (ms *maps) clone() *maps {
+	return &maps{m: append([]*mapping(nil), ms.m...)}
+}
+
+// insert adds mp, cutting or removing the mappings it overlaps, as
+// perf's maps__fixup_overlappings does.
+func (ms *maps) insert(mp *mapping) {
+	out := ms.m[:0:0]
+	for _, o := range ms.m {
+		if o.end <= mp.start || o.start >= mp.end {
+			out = append(out, o)
+			continue
+		}
+		if o.start < mp.start {
+			before := *o
+			before.end = mp.start
+			out = append(out, &before)
+		}
+		if o.end > mp.end {
+			after := *o
+			if !after.identity {
+				after.pgoff += mp.end - o.start
+			}
+			after.start = mp.end
+			out = append(out, &after)
+		}
+	}
+	out = append(out, mp)
+	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	ms.m = out
+}
+
+// find returns the mapping that holds addr.
+func (ms *maps) find(addr uint64) *mapping {
+	i := sort.Search(len(ms.m), func(i int) bool { return ms.m[i].end > addr })
+	if i < len(ms.m) && ms.m[i].start <= addr {
+		return ms.m[i]
+	}
+	return nil
+}
+
+const (
+	miscCommExec    = 1 << 13
+	miscMmapData    = 1 << 13
+	miscMmapBuildID = 1 << 14
+	protExec        = 4
+)
+
+// mmap handles MMAP and MMAP2 records.
+func (m *machine) mmap(typ uint32, misc uint16, body []byte, off int64) error {
+	le := binary.LittleEndian
+	if len(body) < 32 {
+		return errAt(off, "mmap record too short")
+	}
+	pid, tid := int32(le.Uint32(body)), int32(le.Uint32(body[4:]))
+	start, length, pgoff := le.Uint64(body[8:]), le.Uint64(body[16:]), le.Uint64(body[24:])
+	p := body[32:]
+	prot := uint32(protExec)
+	var buildID []byte
+	if typ == recMMAP2 {
+		if len(p) < 32 {
+			return errAt(off, "mmap2 record too short")
+		}
+		if misc&miscMmapBuildID != 0 {
+			n := int(p[0])
+			if n > 20 {
+				n = 20
+			}
+			buildID = append([]byte(nil), p[4:4+n]...)
+		}
+		prot = le.Uint32(p[24:])
+		p = p[32:]
+	}
+	name := string(cstring(p))
+	if misc&miscMmapData != 0 && typ == recMMAP || typ == recMMAP2 && prot&protExec == 0 {
+		return nil // data mappings hold no code
+	}
+	cpumode := misc & 7
+	if pid == -1 || cpumode == cpumodeKernel {
+		m.kernelMmap(name, start, length, pgoff)
+		return nil
+	}
+	t := m.findThread(pid, tid)
+	mp := &mapping{start: start, end: start + length, pgoff: pgoff}
+	if isAnon(name) || isNoDSO(name) {
+		name = fmt.Sprintf("/tmp/perf-%d.map", pid)
+		mp.identity = true
+	}
+	mp.dso = m.syms.dso(name, buildID, pid)
+	if mp.dso.kind == dsoJIT {
+		mp.identity = true
+	}
+	t.maps.insert(mp)
+	return nil
+}
+
+func isAnon(name string) bool {
+	return name == "//anon" || strings.HasPrefix(name, "/dev/zero") || strings.HasPrefix(name, "/anon_hugepage")
+}
+
+func isNoDSO(name string) bool {
+	return strings.HasPrefix(name, "[stack") || strings.HasPrefix(name, "/SYSV") || name == "[heap]"
+}
+
+// kernelMmap records the kernel's text ("[kernel.kallsyms]_text") and
+// module mappings.
+func (m *machine) kernelMmap(name string, start, length, pgoff uint64) {
+	if strings.HasPrefix(name, "[kernel.kallsyms]") || strings.HasPrefix(name, "[guest.kernel.kallsyms") {
+		d := m.syms.kernelDSO()
+		d.refReloc = pgoff // the address of the reference symbol (_text or _stext)
+		d.refName = strings.TrimPrefix(name, "[kernel.kallsyms]")
+		end := start + length
+		if length == 0 || end < start {
+			end = ^uint64(0)
+		}
+		m.kernel.insert(&mapping{start: start, end: end, dso: d, identity: true})
+		m.fixupKernelEnd()
+		return
+	}
+	d := m.syms.moduleDSO(name)
+	m.kernel.insert(&mapping{start: start, end: start + length, dso: d, identity: true})
+	m.fixupKernelEnd()
+}
+
+// fixupKernelEnd stretches each kernel map to the next one's start, and
+// the last to the end of the address space (perf's maps__fixup_end).
+func (m *machine) fixupKernelEnd() {
+	ms := m.kernel.m
+	for i, mp := range ms {
+		if mp.dso.kind != dsoKernel {
+			continue
+		}
+		if i+1 < len(ms) {
+			mp.end = ms[i+1].start
+		} else {
+			mp.end = ^uint64(0)
+		}
+	}
+}
+
+// ksymbol handles KSYMBOL records (BPF programs, trampolines).
+func (m *machine) ksymbol(body []byte, off int64) error {
+	le := binary.LittleEndian
+	if len(body) < 16 {
+		return errAt(off, "ksymbol record too short")
+	}
+	addr, length, flags := le.Uint64(body), uint64(le.Uint32(body[8:])), le.Uint16(body[14:])
+	name := string(cstring(body[16:]))
+	if flags&1 != 0 { // PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER
+		return nil
+	}
+	d := m.syms.ksymDSO(name, addr, length)
+	m.kernel.insert(&mapping{start: addr, end: addr + length, dso: d, identity: true})
+	return nil
+}

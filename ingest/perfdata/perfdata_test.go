@@ -1,0 +1,225 @@
+package perfdata
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var spaces = regexp.MustCompile(`[ \t]+`)
+
+// normalize makes perf script text comparable whatever its column
+// padding: runs of blanks become one space, lines are trimmed.
+func normalize(b []byte) string {
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(spaces.ReplaceAllString(l, " "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+func script(t *testing.T, data string, opt Options) []byte {
+	t.Helper()
+	f, err := os.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out bytes.Buffer
+	if err := WriteScript(&out, f, opt); err != nil {
+		t.Fatalf("%s: %v", data, err)
+	}
+	return out.Bytes()
+}
+
+// firstDiff describes where two normalized texts part.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) && i < len(bl); i++ {
+		if al[i] != bl[i] {
+			return "line " + itoa(i+1) + ":\n  pfold: " + al[i] + "\n  perf:  " + bl[i]
+		}
+	}
+	return "lengths differ: " + itoa(len(al)) + " vs " + itoa(len(bl)) + " lines"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// installJITMaps puts a recording's JIT maps back at /tmp/perf-PID.map,
+// where perf (and so pfold) reads them, for the test's duration.
+func installJITMaps(t *testing.T, dir string) {
+	maps, _ := filepath.Glob(filepath.Join(dir, "perf-*.map"))
+	for _, m := range maps {
+		dst := filepath.Join("/tmp", filepath.Base(m))
+		if _, err := os.Stat(dst); err == nil {
+			t.Skipf("%s exists (a process of that pid?); not overwriting it", dst)
+		}
+		data, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Skipf("cannot install the JIT map: %v", err)
+		}
+		t.Cleanup(func() { os.Remove(dst) })
+	}
+}
+
+// TestRecordings replays each committed recording with its symfs tree
+// and kernel symbols and compares the text with perf script's, made by
+// record.sh with the same --symfs and --kallsyms.
+func TestRecordings(t *testing.T) {
+	root := "../../testdata/perfdata"
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(root, name)
+			installJITMaps(t, dir)
+			opt := Options{Symbols: SymbolOptions{
+				Symfs:      filepath.Join(root, "symfs"),
+				Kallsyms:   filepath.Join(dir, "kallsyms"),
+				BuildIDDir: t.TempDir(),
+			}}
+			got := normalize(script(t, filepath.Join(dir, "perf.data"), opt))
+			want := normalize(gunzip(t, filepath.Join(dir, "perf-script.txt.gz")))
+			if got != want {
+				t.Errorf("replay differs from perf script: %s", firstDiff(got, want))
+			}
+		})
+	}
+}
+
+func gunzip(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// needPerf skips without perf, but fails under CI, which installs it.
+func needPerf(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("perf")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("perf is not installed (scripts/install-deps installs linux-perf)")
+		}
+		t.Skip("perf is not installed")
+	}
+	return p
+}
+
+// TestFreshRecording records a workload now, in file and pipe mode, and
+// compares the replay with perf script on this machine.
+func TestFreshRecording(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records with perf")
+	}
+	perf := needPerf(t)
+	if runtime.GOOS != "linux" {
+		t.Skip("perf record needs Linux")
+	}
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cwork")
+	if out, err := exec.Command(cc, "-O1", "-fno-omit-frame-pointer", "-o", bin, "../../testdata/perfdata/src/cwork.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	home := t.TempDir() // perf's build-id cache, shared by perf and the replay
+	for _, mode := range []string{"file", "pipe"} {
+		t.Run(mode, func(t *testing.T) {
+			data := filepath.Join(dir, mode+".data")
+			out := data
+			if mode == "pipe" {
+				out = "-" // perf writes the pipe format to stdout
+			}
+			cmd := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", out, "--", bin)
+			cmd.Env = append(os.Environ(), "HOME="+home)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if mode == "pipe" {
+				f, err := os.Create(data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				cmd.Stdout = f
+			}
+			if err := cmd.Run(); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("perf record: %v\n%s", err, stderr.Bytes())
+				}
+				t.Skipf("perf record cannot record here: %v\n%s", err, stderr.Bytes())
+			}
+			if mode == "pipe" {
+				if b, _ := os.ReadFile(data); len(b) < 16 || binary.LittleEndian.Uint64(b[8:]) != 16 {
+					t.Fatalf("perf record -o - did not write the pipe format")
+				}
+			}
+			ps := exec.Command(perf, "script", "-i", data, "-F", "+pid")
+			ps.Env = append(os.Environ(), "HOME="+home)
+			want, err := ps.Output()
+			if err != nil {
+				t.Fatalf("perf script: %v", err)
+			}
+			got := script(t, data, Options{Symbols: SymbolOptions{BuildIDDir: filepath.Join(home, ".debug")}})
+			if normalize(got) != normalize(want) {
+				t.Errorf("replay differs from perf script: %s", firstDiff(normalize(got), normalize(want)))
+			}
+		})
+	}
+}
+
+// TestDwarfRefused: a recording with user stack copies is refused with
+// the error that names the way around, not folded into wrong stacks.
+func TestDwarfRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records with perf")
+	}
+	perf := needPerf(t)
+	dir := t.TempDir()
+	data := filepath.Join(dir, "dwarf.data")
+	cmd := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "--call-graph", "dwarf,4096", "-o", data, "--", "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("perf record: %v\n%s", err, out)
+		}
+		t.Skipf("perf record cannot record here: %v\n%s", err, out)
+	}
+	f, err := os.Open(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = Replay(f, Options{}, func(*Sample, string, []Frame) error { return nil })
+	if !errors.Is(err, ErrDwarf) {
+		t.Fatalf("got %v, want ErrDwarf", err)
+	}
+	if !strings.Contains(err.Error(), "perf script -i FILE | pfold") {
+		t.Errorf("the error does not say how to fold it: %v", err)
+	}
+}

@@ -1,0 +1,410 @@
+package perfdata
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// Options control a replay.
+type Options struct {
+	Symbols SymbolOptions
+	// Warn receives notes about the recording (missing symbols, lost
+	// samples); nil drops them.
+	Warn func(string)
+	// TmpDir holds the copy of a file-mode recording read from a pipe.
+	TmpDir string
+}
+
+// Frame is one resolved callchain entry, as perf script prints it.
+type Frame struct {
+	IP     uint64
+	Sym    string // "" when unknown
+	Offset uint64 // of IP in Sym
+	DSO    string // "" when no map holds IP
+}
+
+// SampleFunc receives each sample in perf's order with its thread's
+// name and its frames, leaf first. Both are reused after it returns.
+type SampleFunc func(s *Sample, comm string, frames []Frame) error
+
+// ErrDwarf is returned for recordings whose call chains need DWARF
+// unwinding of copied user stacks (perf record --call-graph dwarf).
+var ErrDwarf = errors.New("this recording's call chains were recorded with --call-graph dwarf (user stack copies), which pfold does not unwind yet: fold it with `perf script -i FILE | pfold`")
+
+// Replay reads a recording from r (file mode or pipe mode) and calls fn
+// for each sample. A file-mode recording that is not a regular file is
+// copied to a temporary file first: its header points past the data.
+func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	head, err := br.Peek(16)
+	if err != nil || !IsPerfData(head) {
+		return nil, errAt(0, "not a perf.data file")
+	}
+	if binary.LittleEndian.Uint64(head[8:]) == 16 {
+		return replayPipe(br, opt, fn)
+	}
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if off, err := f.Seek(0, io.SeekCurrent); err == nil && off == 0 {
+				return replayFile(f, st.Size(), opt, fn)
+			}
+		}
+	}
+	tmp, err := os.CreateTemp(opt.TmpDir, "pfold-perfdata-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	n, err := io.Copy(tmp, br)
+	if err != nil {
+		return nil, err
+	}
+	return replayFile(tmp, n, opt, fn)
+}
+
+// ReplayAt replays a recording held by ra (size bytes), file or pipe
+// mode.
+func ReplayAt(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, error) {
+	var head [16]byte
+	if size < 16 {
+		return nil, errAt(0, "too short for a perf.data header (%d bytes)", size)
+	}
+	if _, err := ra.ReadAt(head[:], 0); err != nil {
+		return nil, errAt(0, "reading the header: %v", err)
+	}
+	if !IsPerfData(head[:]) {
+		return nil, errAt(0, "not a perf.data file")
+	}
+	if binary.LittleEndian.Uint64(head[8:]) == 16 {
+		return replayPipe(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 1<<20), opt, fn)
+	}
+	return replayFile(ra, size, opt, fn)
+}
+
+func replayFile(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, error) {
+	h, dataOff, dataLen, err := readFileHeader(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	src := &source{r: bufio.NewReaderSize(io.NewSectionReader(ra, dataOff, dataLen), 1<<20), off: dataOff, end: dataOff + dataLen, order: binary.LittleEndian}
+	return h, newReplay(h, opt, fn).run(src)
+}
+
+func replayPipe(br *bufio.Reader, opt Options, fn SampleFunc) (*Header, error) {
+	if _, err := br.Discard(16); err != nil {
+		return nil, err
+	}
+	h := &Header{Pipe: true}
+	src := &source{r: br, off: 16, end: -1, order: binary.LittleEndian}
+	rp := newReplay(h, opt, fn)
+	return h, rp.run(src)
+}
+
+// replay holds the state of one pass over the records.
+type replay struct {
+	h    *Header
+	opt  Options
+	fn   SampleFunc
+	dec  *decoder
+	mach *machine
+	sym  *symbolizer
+
+	queue     []queued
+	arena     []byte // bodies of the queued records
+	seq       int
+	nextFlush uint64
+	maxTime   uint64
+	lastFlush uint64
+
+	sample Sample
+	frames []Frame
+	named  map[namedKey]Frame // frames already named, by binary and address
+}
+
+type namedKey struct {
+	dso  *dso
+	addr uint64
+}
+
+type queued struct {
+	time       uint64
+	seq        int
+	typ        uint32
+	misc       uint16
+	off        int64
+	start, end int // the body in arena
+}
+
+func newReplay(h *Header, opt Options, fn SampleFunc) *replay {
+	return &replay{h: h, opt: opt, fn: fn}
+}
+
+func (rp *replay) start() {
+	if rp.dec != nil {
+		return
+	}
+	rp.dec = newDecoder(rp.h.Attrs)
+	rp.sym = newSymbolizer(rp.opt.Symbols, rp.h, rp.opt.Warn)
+	rp.mach = newMachine(rp.sym)
+}
+
+func (rp *replay) run(src *source) error {
+	for {
+		typ, misc, rec, off, err := src.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		body := rec[8:]
+		switch typ {
+		case recHeaderAttr:
+			if err := rp.headerAttr(body, off); err != nil {
+				return err
+			}
+			continue
+		case recHeaderFeature:
+			if len(body) < 8 {
+				return errAt(off, "feature record too short")
+			}
+			if err := rp.h.feature(int(binary.LittleEndian.Uint64(body)), body[8:], off+16); err != nil {
+				return err
+			}
+			continue
+		case recHeaderBuildID:
+			rp.h.BuildIDs = append(rp.h.BuildIDs, parseBuildIDs(rec)...)
+			continue
+		case recTracingData:
+			if len(body) < 4 {
+				return errAt(off, "tracing data record too short")
+			}
+			n := int64(binary.LittleEndian.Uint32(body))
+			if _, err := src.r.Discard(int((n + 7) &^ 7)); err != nil {
+				return errAt(off, "truncated tracing data")
+			}
+			src.off += (n + 7) &^ 7
+			continue
+		case recAuxtrace:
+			if len(body) < 8 {
+				return errAt(off, "auxtrace record too short")
+			}
+			n := int64(binary.LittleEndian.Uint64(body))
+			if n < 0 || n > 1<<40 {
+				return errAt(off, "auxtrace record of %d bytes", n)
+			}
+			if _, err := src.r.Discard(int(n)); err != nil {
+				return errAt(off, "truncated auxtrace data")
+			}
+			src.off += n
+			continue
+		case recCompressed:
+			return errAt(off, "compressed records (perf record -z) are not read yet: fold it with `perf script -i FILE | pfold`")
+		}
+		if len(rp.h.Attrs) == 0 {
+			return errAt(off, "record of type %d before any event attribute", typ)
+		}
+		rp.start()
+		if typ == recFinishedRound {
+			if err := rp.flush(rp.nextFlush); err != nil {
+				return err
+			}
+			rp.nextFlush = rp.maxTime
+			continue
+		}
+		if typ >= 64 {
+			continue // other perf-internal records
+		}
+		var t uint64
+		var ok bool
+		if typ == recSAMPLE {
+			t, ok = rp.dec.sampleTime(body)
+		} else {
+			t, ok = rp.dec.trailerTime(body)
+		}
+		if !ok || t == 0 || t == ^uint64(0) {
+			if err := rp.deliver(typ, misc, body, off); err != nil {
+				return err
+			}
+			continue
+		}
+		rp.seq++
+		start := len(rp.arena)
+		rp.arena = append(rp.arena, body...)
+		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, typ: typ, misc: misc, off: off, start: start, end: len(rp.arena)})
+		rp.maxTime = max(rp.maxTime, t)
+	}
+	if rp.dec == nil {
+		return nil
+	}
+	return rp.flush(^uint64(0))
+}
+
+// flush delivers the queued records with time <= limit, in time order
+// (ties in arrival order), as perf's ordered_events does.
+func (rp *replay) flush(limit uint64) error {
+	slices.SortFunc(rp.queue, func(a, b queued) int {
+		if a.time != b.time {
+			if a.time < b.time {
+				return -1
+			}
+			return 1
+		}
+		return a.seq - b.seq
+	})
+	n := 0
+	for n < len(rp.queue) && rp.queue[n].time <= limit {
+		q := &rp.queue[n]
+		if err := rp.deliver(q.typ, q.misc, rp.arena[q.start:q.end], q.off); err != nil {
+			return err
+		}
+		rp.lastFlush = q.time
+		n++
+	}
+	rest := rp.queue[n:]
+	if len(rest) == 0 {
+		rp.queue, rp.arena = rp.queue[:0], rp.arena[:0]
+		return nil
+	}
+	// Compact the arena to the records still queued.
+	var arena []byte
+	for i := range rest {
+		q := &rest[i]
+		start := len(arena)
+		arena = append(arena, rp.arena[q.start:q.end]...)
+		q.start, q.end = start, len(arena)
+	}
+	rp.arena = append(rp.arena[:0], arena...)
+	rp.queue = append(rp.queue[:0], rest...)
+	return nil
+}
+
+func (rp *replay) headerAttr(body []byte, off int64) error {
+	if len(body) < 64 {
+		return errAt(off, "attribute record too short")
+	}
+	size := int(binary.LittleEndian.Uint32(body[4:]))
+	if size == 0 {
+		size = 64
+	}
+	if size > len(body) {
+		return errAt(off, "attribute of %d bytes in a record of %d", size, len(body))
+	}
+	a, err := parseAttr(body[:size], off)
+	if err != nil {
+		return err
+	}
+	for p := body[size:]; len(p) >= 8; p = p[8:] {
+		a.IDs = append(a.IDs, binary.LittleEndian.Uint64(p))
+	}
+	rp.h.Attrs = append(rp.h.Attrs, a)
+	return nil
+}
+
+func (rp *replay) deliver(typ uint32, misc uint16, body []byte, off int64) error {
+	le := binary.LittleEndian
+	switch typ {
+	case recSAMPLE:
+		return rp.deliverSample(misc, body, off)
+	case recCOMM:
+		if len(body) < 8 {
+			return errAt(off, "comm record too short")
+		}
+		rp.mach.comm(int32(le.Uint32(body)), int32(le.Uint32(body[4:])), string(cstring(body[8:])))
+	case recFORK:
+		if len(body) < 16 {
+			return errAt(off, "fork record too short")
+		}
+		rp.mach.fork(int32(le.Uint32(body)), int32(le.Uint32(body[4:])), int32(le.Uint32(body[8:])), int32(le.Uint32(body[12:])))
+	case recMMAP, recMMAP2:
+		return rp.mach.mmap(typ, misc, body, off)
+	case recKSYMBOL:
+		return rp.mach.ksymbol(body, off)
+	}
+	return nil
+}
+
+// maxStack is perf script's default --max-stack: deeper call chains are
+// cut at this many frames.
+const maxStack = 127
+
+func (rp *replay) deliverSample(misc uint16, body []byte, off int64) error {
+	s := &rp.sample
+	if err := rp.dec.decodeSample(s, misc, body, off); err != nil {
+		return err
+	}
+	if s.StackUser {
+		return ErrDwarf
+	}
+	t := rp.mach.findThread(s.Pid, s.Tid)
+	rp.frames = rp.frames[:0]
+	if s.Attr.SampleType&sampleCallchain != 0 {
+		cpumode := s.CPUMode
+		n := 0
+		for _, ip := range s.Callchain {
+			if n >= maxStack {
+				break
+			}
+			if ip >= contextMax {
+				switch ip {
+				case contextHV:
+					cpumode = cpumodeHV
+				case contextKernel:
+					cpumode = cpumodeKernel
+				case contextUser:
+					cpumode = cpumodeUser
+				default:
+					rp.frames = rp.frames[:0] // a corrupt chain: perf drops it all
+					n = maxStack
+				}
+				continue
+			}
+			n++
+			rp.frames = append(rp.frames, rp.resolve(t, cpumode, ip))
+		}
+	} else {
+		rp.frames = append(rp.frames, rp.resolve(t, s.CPUMode, s.IP))
+	}
+	return rp.fn(s, t.comm, rp.frames)
+}
+
+// resolve names ip as perf's thread__find_symbol does.
+func (rp *replay) resolve(t *thread, cpumode uint16, ip uint64) Frame {
+	f := Frame{IP: ip}
+	var mp *mapping
+	switch cpumode {
+	case cpumodeKernel:
+		mp = rp.mach.kernel.find(ip)
+	case cpumodeUser:
+		mp = t.maps.find(ip)
+	}
+	if mp == nil {
+		return f
+	}
+	addr := ip
+	if !mp.identity {
+		addr = ip - mp.start + mp.pgoff
+	}
+	k := namedKey{mp.dso, addr}
+	if f, ok := rp.named[k]; ok {
+		return f
+	}
+	f.DSO = mp.dso.name
+	f.IP = addr // perf script prints the address within the map
+	if name, start, ok := rp.sym.lookup(mp.dso, addr); ok {
+		f.Sym, f.Offset = name, addr-start
+	}
+	if rp.named == nil {
+		rp.named = map[namedKey]Frame{}
+	}
+	rp.named[k] = f
+	return f
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,329 @@
+package perfdata
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// Sample is the part of a PERF_RECORD_SAMPLE that folding needs.
+type Sample struct {
+	Attr      *Attr
+	CPUMode   uint16 // misc & 7: 1 kernel, 2 user, 3 hypervisor, 4 guest kernel, 5 guest user
+	IP        uint64
+	Pid, Tid  int32
+	Time      uint64
+	Period    uint64
+	CPU       uint32
+	Callchain []uint64
+	// StackUser: the sample carries a copy of the user stack
+	// (--call-graph dwarf), to be unwound with CFI.
+	StackUser bool
+}
+
+// Callchain context markers.
+const (
+	contextHV          = ^uint64(32) + 1   // -32
+	contextKernel      = ^uint64(128) + 1  // -128
+	contextUser        = ^uint64(512) + 1  // -512
+	contextGuest       = ^uint64(2048) + 1 // -2048
+	contextGuestKernel = ^uint64(2176) + 1
+	contextGuestUser   = ^uint64(2560) + 1
+	contextMax         = ^uint64(4095) + 1 // -4095: entries >= this are markers
+)
+
+const (
+	cpumodeKernel = 1
+	cpumodeUser   = 2
+	cpumodeHV     = 3
+)
+
+// reader decodes records against the recording's attributes.
+type decoder struct {
+	attrs    []*Attr
+	byID     map[uint64]*Attr
+	idPos    int  // index (in u64 words) of the ID in a sample, -1: none
+	sameType bool // every attr has the same sample_type
+}
+
+func newDecoder(attrs []*Attr) *decoder {
+	d := &decoder{attrs: attrs, byID: map[uint64]*Attr{}, idPos: -1, sameType: true}
+	for _, a := range attrs {
+		for _, id := range a.IDs {
+			d.byID[id] = a
+		}
+		if a.SampleType != attrs[0].SampleType {
+			d.sameType = false
+		}
+	}
+	st := attrs[0].SampleType
+	if st&sampleIdentifier == 0 && st&sampleID != 0 {
+		pos := 0
+		for _, b := range []uint64{sampleIP, sampleTID, sampleTime, sampleAddr} {
+			if st&b != 0 {
+				pos++
+			}
+		}
+		d.idPos = pos
+	}
+	return d
+}
+
+// attrOfSample finds the attribute a sample body belongs to.
+func (d *decoder) attrOfSample(body []byte) *Attr {
+	if len(d.attrs) == 1 {
+		return d.attrs[0]
+	}
+	st := d.attrs[0].SampleType
+	var id uint64
+	switch {
+	case st&sampleIdentifier != 0 && len(body) >= 8:
+		id = binary.LittleEndian.Uint64(body)
+	case d.idPos >= 0 && len(body) >= 8*(d.idPos+1):
+		id = binary.LittleEndian.Uint64(body[8*d.idPos:])
+	default:
+		return d.attrs[0]
+	}
+	if a := d.byID[id]; a != nil {
+		return a
+	}
+	return d.attrs[0]
+}
+
+// attrOfOther finds the attribute of a non-sample record's trailer.
+func (d *decoder) attrOfOther(body []byte) *Attr {
+	if len(d.attrs) == 1 || !d.attrs[0].sampleIDAll() {
+		return d.attrs[0]
+	}
+	st := d.attrs[0].SampleType
+	if st&sampleIdentifier != 0 && len(body) >= 8 {
+		if a := d.byID[binary.LittleEndian.Uint64(body[len(body)-8:])]; a != nil {
+			return a
+		}
+	}
+	return d.attrs[0]
+}
+
+// trailerTime returns the time of a non-sample record from its
+// sample_id trailer, and whether it has one.
+func (d *decoder) trailerTime(body []byte) (uint64, bool) {
+	a := d.attrOfOther(body)
+	if !a.sampleIDAll() || a.SampleType&sampleTime == 0 {
+		return 0, false
+	}
+	n := trailerSize(a.SampleType)
+	if len(body) < n {
+		return 0, false
+	}
+	t := body[len(body)-n:]
+	pos := 0
+	if a.SampleType&sampleTID != 0 {
+		pos += 8
+	}
+	return binary.LittleEndian.Uint64(t[pos:]), true
+}
+
+// sampleTime returns a sample's time, for ordering.
+func (d *decoder) sampleTime(body []byte) (uint64, bool) {
+	a := d.attrOfSample(body)
+	st := a.SampleType
+	if st&sampleTime == 0 {
+		return 0, false
+	}
+	pos := 0
+	for _, b := range []uint64{sampleIdentifier, sampleIP, sampleTID} {
+		if st&b != 0 {
+			pos += 8
+		}
+	}
+	if len(body) < pos+8 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(body[pos:]), true
+}
+
+// decodeSample fills s from a sample record's body (after the 8-byte
+// header). The callchain aliases body.
+func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) error {
+	a := d.attrOfSample(body)
+	st := a.SampleType
+	*s = Sample{Attr: a, CPUMode: misc & 7, Callchain: s.Callchain[:0]}
+	le := binary.LittleEndian
+	p := body
+	u64 := func() (uint64, bool) {
+		if len(p) < 8 {
+			return 0, false
+		}
+		v := le.Uint64(p)
+		p = p[8:]
+		return v, true
+	}
+	short := func(what string) error { return errAt(off, "sample too short for its %s", what) }
+	if st&sampleIdentifier != 0 {
+		if _, ok := u64(); !ok {
+			return short("identifier")
+		}
+	}
+	if st&sampleIP != 0 {
+		v, ok := u64()
+		if !ok {
+			return short("ip")
+		}
+		s.IP = v
+	}
+	if st&sampleTID != 0 {
+		v, ok := u64()
+		if !ok {
+			return short("pid/tid")
+		}
+		s.Pid, s.Tid = int32(uint32(v)), int32(uint32(v>>32))
+	}
+	if st&sampleTime != 0 {
+		v, ok := u64()
+		if !ok {
+			return short("time")
+		}
+		s.Time = v
+	}
+	if st&sampleAddr != 0 {
+		if _, ok := u64(); !ok {
+			return short("addr")
+		}
+	}
+	if st&sampleID != 0 {
+		if _, ok := u64(); !ok {
+			return short("id")
+		}
+	}
+	if st&sampleStreamID != 0 {
+		if _, ok := u64(); !ok {
+			return short("stream id")
+		}
+	}
+	if st&sampleCPU != 0 {
+		v, ok := u64()
+		if !ok {
+			return short("cpu")
+		}
+		s.CPU = uint32(v)
+	}
+	if st&samplePeriod != 0 {
+		v, ok := u64()
+		if !ok {
+			return short("period")
+		}
+		s.Period = v
+	}
+	if st&sampleRead != 0 {
+		n := readSize(a.ReadFormat, p)
+		if n < 0 || n > len(p) {
+			return short("read values")
+		}
+		p = p[n:]
+	}
+	if st&sampleCallchain != 0 {
+		nr, ok := u64()
+		if !ok {
+			return short("callchain length")
+		}
+		if nr > uint64(len(p)/8) {
+			return errAt(off, "callchain of %d entries in a sample of %d bytes", nr, len(body))
+		}
+		for i := 0; i < int(nr); i++ {
+			s.Callchain = append(s.Callchain, le.Uint64(p[8*i:]))
+		}
+		p = p[8*nr:]
+	}
+	if st&sampleRaw != 0 {
+		if len(p) < 4 {
+			return short("raw data size")
+		}
+		n := int(le.Uint32(p))
+		if n > len(p)-4 {
+			return short("raw data")
+		}
+		p = p[4+n:]
+	}
+	if st&sampleBranchStack != 0 {
+		nr, ok := u64()
+		if !ok {
+			return short("branch stack")
+		}
+		if a.BranchSampleType&branchHWIndex != 0 {
+			if _, ok := u64(); !ok {
+				return short("branch stack index")
+			}
+		}
+		if nr > uint64(len(p)/24) {
+			return short("branch stack entries")
+		}
+		p = p[24*nr:]
+	}
+	if st&sampleRegsUser != 0 {
+		abi, ok := u64()
+		if !ok {
+			return short("user registers")
+		}
+		if abi != 0 {
+			n := 8 * bits.OnesCount64(a.RegsUser)
+			if n > len(p) {
+				return short("user registers")
+			}
+			p = p[n:]
+		}
+	}
+	if st&sampleStackUser != 0 {
+		size, ok := u64()
+		if !ok {
+			return short("user stack size")
+		}
+		if size > uint64(len(p)) {
+			return short("user stack")
+		}
+		p = p[size:]
+		if size != 0 {
+			if _, ok := u64(); !ok {
+				return short("user stack dynamic size")
+			}
+			s.StackUser = true
+		}
+	}
+	return nil
+}
+
+// readSize is the size of a read_format value group at p.
+func readSize(rf uint64, p []byte) int {
+	per := 8 // value
+	if rf&readID != 0 {
+		per += 8
+	}
+	if rf&readLost != 0 {
+		per += 8
+	}
+	hdr := 0
+	if rf&readTotalTimeEnabled != 0 {
+		hdr += 8
+	}
+	if rf&readTotalTimeRunning != 0 {
+		hdr += 8
+	}
+	if rf&readGroup == 0 {
+		return hdr + per
+	}
+	if len(p) < 8 {
+		return -1
+	}
+	nr := binary.LittleEndian.Uint64(p)
+	if nr > 1<<16 {
+		return -1
+	}
+	return 8 + hdr + int(nr)*per
+}
+
+// cstring returns b up to its first NUL.
+func cstring(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}

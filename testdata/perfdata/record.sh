@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# record.sh: re-record the perf.data fixtures of ingest/perfdata's tests.
+#
+# For each workload in src/ it records `perf record -e cpu-clock -F 999 -g`,
+# then packs what perf script needs to name the frames without this
+# machine: a --symfs tree holding each mapped binary's symbol tables
+# (objcopy --strip-debug of its debug file, or of the binary, under
+# usr/lib/debug/.build-id/), the JIT maps, and the lines of /proc/kallsyms
+# around the sampled kernel addresses (--kallsyms). The oracle is
+# perf script's own text for the recording with those options, gzipped.
+#
+# Needs: perf, gcc, g++, go, objcopy, readelf, python3; run as root (kernel
+# samples). Usage: testdata/perfdata/record.sh [NAME...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=/tmp/pfold-perfdata
+rm -rf "$build" && mkdir -p "$build/home"
+export HOME=$build/home # perf's build-id cache goes here, not into the fixtures
+
+gcc -O1 -g -fno-omit-frame-pointer -o "$build/cwork" "$here/src/cwork.c"
+g++ -O1 -g -fno-omit-frame-pointer -pthread -o "$build/tmpl" "$here/src/tmpl.cpp"
+gcc -O1 -fno-omit-frame-pointer -o "$build/jit" "$here/src/jit.c"
+(cd "$here/src/gowork" && go build -ldflags=-w -o "$build/gowork" .)
+
+declare -A cmd=(
+	[cwork]="$build/cwork"
+	[cpp]="$build/tmpl"
+	[go]="$build/gowork"
+	[jit]="$build/jit"
+	[kernel]="sh -c 'for i in 1 2 3 4 5 6; do find /usr/lib -name \"*.so*\" >/dev/null; gzip -1 </usr/lib/x86_64-linux-gnu/libc.so.6 >/dev/null; done'"
+)
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+	names=(cwork cpp go jit kernel)
+	rm -rf "$here/symfs"
+fi
+# One symfs tree for all recordings: they share their libraries.
+symfs=$here/symfs
+
+for n in "${names[@]}"; do
+	out=$here/$n
+	rm -rf "$out" && mkdir -p "$out" "$symfs"
+	(cd "$build" && eval perf record -q -e cpu-clock -F 999 -g -o "$out/perf.data" -- "${cmd[$n]}" >/dev/null)
+	# Every executable mapping's binary, without its DWARF, at its path
+	# under symfs, and its debug file's symbol table where there is one.
+	perf script -i "$out/perf.data" --show-mmap-events 2>/dev/null |
+		awk '/PERF_RECORD_MMAP/ && / r-xp / { print $NF }' | sort -u |
+		while read -r path; do
+			[ -f "$path" ] || continue
+			mkdir -p "$(dirname "$symfs$path")"
+			objcopy --strip-debug "$path" "$symfs$path"
+			id=$(readelf -n "$path" 2>/dev/null | awk '/Build ID/ { print $3; exit }')
+			dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
+			if [ -n "$id" ] && [ -f "$dbg" ]; then
+				mkdir -p "$(dirname "$symfs$dbg")"
+				objcopy --strip-debug "$dbg" "$symfs$dbg"
+			fi
+		done
+	# perf reads JIT maps at their real path, even with --symfs: the test
+	# puts this copy back in /tmp while it runs.
+	for m in $(perf script -i "$out/perf.data" -F dso 2>/dev/null | grep -o '/tmp/perf-[0-9]*\.map' | sort -u); do
+		cp "$m" "$out/"
+	done
+	# The kernel symbols around each sampled kernel address, and the
+	# reference symbol perf relocates by.
+	perf script -i "$out/perf.data" -F ip 2>/dev/null | awk '{ print $1 }' | python3 -c '
+import sys, bisect
+want = sorted({int(l, 16) for l in sys.stdin if l.strip() and int(l, 16) >= 0xffff800000000000})
+syms = []
+for line in open("/proc/kallsyms"):
+    f = line.split()
+    if len(f) >= 3 and "\t[" not in line:
+        syms.append((int(f[0], 16), line))
+syms.sort(key=lambda s: s[0])
+starts = [s[0] for s in syms]
+keep = set()
+for a in want:
+    i = bisect.bisect_right(starts, a) - 1
+    for j in (i, i + 1):
+        if 0 <= j < len(syms): keep.add(j)
+for i, (a, line) in enumerate(syms):
+    if i in keep or line.split()[2] in ("_text", "_stext"): sys.stdout.write(line)
+' >"$out/kallsyms"
+	perf script -i "$out/perf.data" -F +pid --symfs "$symfs" --kallsyms "$out/kallsyms" 2>/dev/null | gzip -9n >"$out/perf-script.txt.gz"
+	echo "$n: $(stat -c %s "$out/perf.data") bytes, $(wc -l <"$out/kallsyms") kernel symbols"
+done

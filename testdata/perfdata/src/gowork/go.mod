@@ -1,0 +1,3 @@
+module example.com/gowork
+
+go 1.22
