@@ -142,7 +142,7 @@ func mapLines(name string, fn func(data []byte) (done bool, err error)) (ok bool
 		return false, nil
 	}
 	page := int64(os.Getpagesize())
-	size, pos, window := st.Size(), int64(0), int64(checkWindow)
+	size, pos, window := st.Size(), int64(0), int64(MapWindow)
 	for pos < size {
 		start := pos &^ (page - 1)
 		end := min(start+window, size)
@@ -180,9 +180,10 @@ func mapLines(name string, fn func(data []byte) (done bool, err error)) (ok bool
 	return true, nil
 }
 
-// checkWindow is how much of a file mapLines maps at once: the
-// mapped pages count in the process's resident memory. Tests shrink it.
-var checkWindow = 16 << 20
+// MapWindow is how much of a file mapLines (and so CheckSorted and
+// EachStack) maps at once: the mapped pages count in the process's
+// resident memory. Tests shrink it to cross window boundaries.
+var MapWindow = 16 << 20
 
 // checkSortedRead is CheckSorted of any input, read.
 func checkSortedRead(name string, conv CountFunc) (SortCheck, error) {

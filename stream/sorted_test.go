@@ -293,9 +293,9 @@ func TestMergeFiles(t *testing.T) {
 	zw.Write([]byte(readFile(t, names[0])))
 	zw.Close()
 	os.WriteFile(gz, zb.Bytes(), 0o644)
-	defer func(w int) { checkWindow = w }(checkWindow)
+	defer func(w int) { MapWindow = w }(MapWindow)
 	for _, window := range []int{16 << 20, os.Getpagesize()} {
-		checkWindow = window
+		MapWindow = window
 		for _, ns := range [][]string{names, append([]string{gz}, names[1:]...), names[:2]} {
 			w := want
 			if len(ns) == 2 {
@@ -519,8 +519,8 @@ func TestCheckSortedMapped(t *testing.T) {
 		fmt.Fprintf(&late, "main;f%05d 1\n", i)
 	}
 	late.WriteString("main;a 1\n")
-	defer func(w int) { checkWindow = w }(checkWindow)
-	for _, checkWindow = range []int{16 << 20, os.Getpagesize()} {
+	defer func(w int) { MapWindow = w }(MapWindow)
+	for _, MapWindow = range []int{16 << 20, os.Getpagesize()} {
 		testCheckSortedMapped(t, long.String(), late.String())
 	}
 }
@@ -540,7 +540,7 @@ func testCheckSortedMapped(t *testing.T, more ...string) {
 			mapped, ok, merr := checkSortedMapped(path, conv)
 			read, rerr := checkSortedRead(path, conv)
 			if !ok || mapped != read || (merr == nil) != (rerr == nil) || merr != nil && merr.Error() != rerr.Error() {
-				t.Errorf("%.40q (%d bytes), window %d: mapped %+v %v %v, read %+v %v", text, len(text), checkWindow, mapped, ok, merr, read, rerr)
+				t.Errorf("%.40q (%d bytes), window %d: mapped %+v %v %v, read %+v %v", text, len(text), MapWindow, mapped, ok, merr, read, rerr)
 			}
 		}
 	}

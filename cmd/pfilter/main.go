@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
+	"github.com/pfold/pfold/transform"
 	"github.com/urfave/cli/v2"
 )
 
@@ -70,7 +71,7 @@ func run(c *cli.Context, args []transformArg) error {
 		return err
 	}
 	var line []byte
-	st, err := stream.Filter(stream.NewFoldedReader(in, diag), ts, stream.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()},
+	st, err := transform.Filter(stream.NewFoldedReader(in, diag), ts, transform.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()},
 		func(stack []byte, n fold.Count) error {
 			line = fold.AppendLine(line[:0], stack, n)
 			_, err := out.Write(line)
@@ -97,10 +98,10 @@ func run(c *cli.Context, args []transformArg) error {
 }
 
 // transforms builds the transforms of the recorded options, in order.
-func transforms(args []transformArg) ([]fold.Transform, error) {
-	var ts []fold.Transform
+func transforms(args []transformArg) ([]transform.Transform, error) {
+	var ts []transform.Transform
 	for _, a := range args {
-		t, err := transform(a.name, a.value)
+		t, err := newTransform(a.name, a.value)
 		if err != nil {
 			return nil, cmdutil.UsageErrorf("--%s %s", a.name, err)
 		}
@@ -109,7 +110,7 @@ func transforms(args []transformArg) ([]fold.Transform, error) {
 	return ts, nil
 }
 
-func transform(name, value string) (fold.Transform, error) {
+func newTransform(name, value string) (transform.Transform, error) {
 	re := func() (*regexp.Regexp, error) {
 		if value == "" {
 			return nil, fmt.Errorf("needs a regular expression")
@@ -123,44 +124,44 @@ func transform(name, value string) (fold.Transform, error) {
 		}
 		return n, nil
 	}
-	var mk func(*regexp.Regexp) fold.Transform
+	var mk func(*regexp.Regexp) transform.Transform
 	switch name {
 	case "grep":
-		mk = fold.Grep
+		mk = transform.Grep
 	case "grep-v":
-		mk = fold.GrepV
+		mk = transform.GrepV
 	case "focus":
-		mk = fold.Focus
+		mk = transform.Focus
 	case "from", "skip-after":
-		mk = fold.From
+		mk = transform.From
 	case "to":
-		mk = fold.To
+		mk = transform.To
 	case "drop-frame":
-		mk = fold.DropFrame
+		mk = transform.DropFrame
 	case "replace":
-		return fold.Replace(value)
+		return transform.Replace(value)
 	case "strip-addrs":
-		return fold.StripAddrs(), nil
+		return transform.StripAddrs(), nil
 	case "no-root":
-		return fold.NoRoot(), nil
+		return transform.NoRoot(), nil
 	case "max-depth":
 		n, err := positive()
-		return fold.MaxDepth(n), err
+		return transform.MaxDepth(n), err
 	case "top":
 		n, err := positive()
-		return fold.TopN(n), err
+		return transform.TopN(n), err
 	case "min-count":
 		n, err := fold.ParseCount([]byte(value))
 		if err != nil {
-			return fold.Transform{}, fmt.Errorf("%q: %v", value, err)
+			return transform.Transform{}, fmt.Errorf("%q: %v", value, err)
 		}
-		return fold.MinCount(n), nil
+		return transform.MinCount(n), nil
 	default:
-		return fold.Transform{}, fmt.Errorf("unknown transform")
+		return transform.Transform{}, fmt.Errorf("unknown transform")
 	}
 	r, err := re()
 	if err != nil {
-		return fold.Transform{}, err
+		return transform.Transform{}, err
 	}
 	return mk(r), nil
 }

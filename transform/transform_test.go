@@ -1,9 +1,11 @@
-package fold
+package transform
 
 import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pfold/pfold/fold"
 )
 
 func TestTransforms(t *testing.T) {
@@ -19,51 +21,51 @@ func TestTransforms(t *testing.T) {
 		name  string
 		tr    Transform
 		stack string
-		count Count
+		count fold.Count
 		want  string // "" when dropped
 	}{
-		{"grep keeps a match in any frame", Grep(re("^foo$")), "main;foo;bar", Int(1), "main;foo;bar"},
-		{"grep matches frames, not the joined stack", Grep(re("main;foo")), "main;foo;bar", Int(1), ""},
-		{"grep drops a stack without a match", Grep(re("baz")), "main;foo;bar", Int(1), ""},
-		{"grep-v drops a match", GrepV(re("oo")), "main;foo;bar", Int(1), ""},
-		{"grep-v keeps others", GrepV(re("^oo")), "main;foo;bar", Int(1), "main;foo;bar"},
-		{"focus is grep", Focus(re("bar")), "main;foo;bar", Int(1), "main;foo;bar"},
-		{"focus drops", Focus(re("qux")), "main;foo;bar", Int(1), ""},
-		{"from the rootmost match", From(re("^f")), "p;main;f1;x;f2;leaf", Int(1), "f1;x;f2;leaf"},
-		{"from the leaf", From(re("leaf")), "p;main;leaf", Int(1), "leaf"},
-		{"from without a match keeps all", From(re("zzz")), "p;main;leaf", Int(1), "p;main;leaf"},
-		{"from the root", From(re("^p$")), "p;main;leaf", Int(1), "p;main;leaf"},
-		{"to the leafmost match", To(re("^f")), "p;main;f1;x;f2;leaf", Int(1), "p;main;f1;x;f2"},
-		{"to the root", To(re("^p$")), "p;main;leaf", Int(1), "p"},
-		{"to without a match keeps all", To(re("zzz")), "p;main;leaf", Int(1), "p;main;leaf"},
-		{"drop-frame", DropFrame(re("^interp_")), "p;interp_call;a;interp_call;b", Int(1), "p;a;b"},
-		{"drop-frame root and leaf", DropFrame(re("^x$")), "x;a;x", Int(1), "a"},
-		{"drop-frame of every frame drops the stack", DropFrame(re(".")), "a;b", Int(1), ""},
-		{"no-root", NoRoot(), "proc;main;f", Int(1), "main;f"},
-		{"no-root of a lone frame drops it", NoRoot(), "proc", Int(1), ""},
-		{"max-depth cuts", MaxDepth(2), "a;b;c;d", Int(1), "a;b"},
-		{"max-depth of 1", MaxDepth(1), "a;b;c;d", Int(1), "a"},
-		{"max-depth equal to the depth", MaxDepth(4), "a;b;c;d", Int(1), "a;b;c;d"},
-		{"max-depth beyond the depth", MaxDepth(9), "a;b;c;d", Int(1), "a;b;c;d"},
-		{"min-count keeps equal", MinCount(Int(5)), "a", Int(5), "a"},
-		{"min-count drops less", MinCount(Int(5)), "a", Int(4), ""},
-		{"min-count decimal", MinCount(Dec(2.5)), "a", Dec(2.4), ""},
-		{"min-count decimal against integer", MinCount(Dec(2.5)), "a", Int(3), "a"},
-		{"strip-addrs", StripAddrs(), "a;0x7f05aabb2bc9;b+0xFF;0x;0xg", Int(1), "a;0x...;b+0x...;0x;0xg"},
-		{"strip-addrs without 0x", StripAddrs(), "a;[unknown <7f05>]", Int(1), "a;[unknown <7f05>]"},
-		{"replace the first match per frame", mustReplace("s/o/0/"), "foo;boo;bar", Int(1), "f0o;b0o;bar"},
-		{"replace every match with g", mustReplace("s/o/0/g"), "foo;boo;bar", Int(1), "f00;b00;bar"},
-		{"replace with groups", mustReplace(`s/^(\w+)\.(\w+)$/\2 of \1/`), "p;Class.method", Int(1), "p;method of Class"},
-		{"replace with &", mustReplace(`s/[0-9]+/<&>/g`), "f12;g3", Int(1), "f<12>;g<3>"},
-		{"replace ignoring case", mustReplace(`s/JAVA/j/i`), "Java;x", Int(1), "j;x"},
-		{"replace with another delimiter", mustReplace(`s|a/b|c|`), "a/b;x", Int(1), "c;x"},
-		{"replace with an escaped delimiter", mustReplace(`s/a\/b/c\/d/`), "a/b;x", Int(1), "c/d;x"},
-		{"replace keeps $ literal", mustReplace(`s/x/$1/`), "x", Int(1), "$1"},
-		{"replace with a backslash", mustReplace(`s/x/a\\b/`), "x", Int(1), `a\b`},
-		{"replace cutting arguments", mustReplace(`s/\(.*//`), "main;foo(int, char*);bar()", Int(1), "main;foo;bar"},
-		{"replace to nothing removes the frame", mustReplace(`s/^tramp.*//`), "a;trampoline;b", Int(1), "a;b"},
-		{"replace of every frame to nothing drops", mustReplace(`s/.*//`), "a;b", Int(1), ""},
-		{"replace inserting ;", mustReplace(`s/::/;/g`), "a;ns::f", Int(1), "a;ns;f"},
+		{"grep keeps a match in any frame", Grep(re("^foo$")), "main;foo;bar", fold.Int(1), "main;foo;bar"},
+		{"grep matches frames, not the joined stack", Grep(re("main;foo")), "main;foo;bar", fold.Int(1), ""},
+		{"grep drops a stack without a match", Grep(re("baz")), "main;foo;bar", fold.Int(1), ""},
+		{"grep-v drops a match", GrepV(re("oo")), "main;foo;bar", fold.Int(1), ""},
+		{"grep-v keeps others", GrepV(re("^oo")), "main;foo;bar", fold.Int(1), "main;foo;bar"},
+		{"focus is grep", Focus(re("bar")), "main;foo;bar", fold.Int(1), "main;foo;bar"},
+		{"focus drops", Focus(re("qux")), "main;foo;bar", fold.Int(1), ""},
+		{"from the rootmost match", From(re("^f")), "p;main;f1;x;f2;leaf", fold.Int(1), "f1;x;f2;leaf"},
+		{"from the leaf", From(re("leaf")), "p;main;leaf", fold.Int(1), "leaf"},
+		{"from without a match keeps all", From(re("zzz")), "p;main;leaf", fold.Int(1), "p;main;leaf"},
+		{"from the root", From(re("^p$")), "p;main;leaf", fold.Int(1), "p;main;leaf"},
+		{"to the leafmost match", To(re("^f")), "p;main;f1;x;f2;leaf", fold.Int(1), "p;main;f1;x;f2"},
+		{"to the root", To(re("^p$")), "p;main;leaf", fold.Int(1), "p"},
+		{"to without a match keeps all", To(re("zzz")), "p;main;leaf", fold.Int(1), "p;main;leaf"},
+		{"drop-frame", DropFrame(re("^interp_")), "p;interp_call;a;interp_call;b", fold.Int(1), "p;a;b"},
+		{"drop-frame root and leaf", DropFrame(re("^x$")), "x;a;x", fold.Int(1), "a"},
+		{"drop-frame of every frame drops the stack", DropFrame(re(".")), "a;b", fold.Int(1), ""},
+		{"no-root", NoRoot(), "proc;main;f", fold.Int(1), "main;f"},
+		{"no-root of a lone frame drops it", NoRoot(), "proc", fold.Int(1), ""},
+		{"max-depth cuts", MaxDepth(2), "a;b;c;d", fold.Int(1), "a;b"},
+		{"max-depth of 1", MaxDepth(1), "a;b;c;d", fold.Int(1), "a"},
+		{"max-depth equal to the depth", MaxDepth(4), "a;b;c;d", fold.Int(1), "a;b;c;d"},
+		{"max-depth beyond the depth", MaxDepth(9), "a;b;c;d", fold.Int(1), "a;b;c;d"},
+		{"min-count keeps equal", MinCount(fold.Int(5)), "a", fold.Int(5), "a"},
+		{"min-count drops less", MinCount(fold.Int(5)), "a", fold.Int(4), ""},
+		{"min-count decimal", MinCount(fold.Dec(2.5)), "a", fold.Dec(2.4), ""},
+		{"min-count decimal against integer", MinCount(fold.Dec(2.5)), "a", fold.Int(3), "a"},
+		{"strip-addrs", StripAddrs(), "a;0x7f05aabb2bc9;b+0xFF;0x;0xg", fold.Int(1), "a;0x...;b+0x...;0x;0xg"},
+		{"strip-addrs without 0x", StripAddrs(), "a;[unknown <7f05>]", fold.Int(1), "a;[unknown <7f05>]"},
+		{"replace the first match per frame", mustReplace("s/o/0/"), "foo;boo;bar", fold.Int(1), "f0o;b0o;bar"},
+		{"replace every match with g", mustReplace("s/o/0/g"), "foo;boo;bar", fold.Int(1), "f00;b00;bar"},
+		{"replace with groups", mustReplace(`s/^(\w+)\.(\w+)$/\2 of \1/`), "p;Class.method", fold.Int(1), "p;method of Class"},
+		{"replace with &", mustReplace(`s/[0-9]+/<&>/g`), "f12;g3", fold.Int(1), "f<12>;g<3>"},
+		{"replace ignoring case", mustReplace(`s/JAVA/j/i`), "Java;x", fold.Int(1), "j;x"},
+		{"replace with another delimiter", mustReplace(`s|a/b|c|`), "a/b;x", fold.Int(1), "c;x"},
+		{"replace with an escaped delimiter", mustReplace(`s/a\/b/c\/d/`), "a/b;x", fold.Int(1), "c/d;x"},
+		{"replace keeps $ literal", mustReplace(`s/x/$1/`), "x", fold.Int(1), "$1"},
+		{"replace with a backslash", mustReplace(`s/x/a\\b/`), "x", fold.Int(1), `a\b`},
+		{"replace cutting arguments", mustReplace(`s/\(.*//`), "main;foo(int, char*);bar()", fold.Int(1), "main;foo;bar"},
+		{"replace to nothing removes the frame", mustReplace(`s/^tramp.*//`), "a;trampoline;b", fold.Int(1), "a;b"},
+		{"replace of every frame to nothing drops", mustReplace(`s/.*//`), "a;b", fold.Int(1), ""},
+		{"replace inserting ;", mustReplace(`s/::/;/g`), "a;ns::f", fold.Int(1), "a;ns;f"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +89,7 @@ func TestTransformAppendsToDst(t *testing.T) {
 	// A merging transform appends to dst: chained transforms rely on it.
 	for _, tr := range []Transform{From(regexp.MustCompile("b")), To(regexp.MustCompile("b")), DropFrame(regexp.MustCompile("c")), NoRoot(), MaxDepth(2), StripAddrs()} {
 		dst := make([]byte, 0, 64)
-		out, _ := tr.Apply(dst, []byte("a;b;c"), Int(1))
+		out, _ := tr.Apply(dst, []byte("a;b;c"), fold.Int(1))
 		if len(out) > 0 && &out[:1][0] != &dst[:1][0] {
 			t.Errorf("%s did not write into dst", tr.Name)
 		}
@@ -129,7 +131,7 @@ func TestAppendStripHex(t *testing.T) {
 func TestTop(t *testing.T) {
 	top := NewTop(3)
 	for i, c := range []uint64{5, 1, 9, 5, 7, 9, 2} {
-		top.Push([]byte(strings.Repeat("s", i+1)), Int(c))
+		top.Push([]byte(strings.Repeat("s", i+1)), fold.Int(c))
 	}
 	var got []string
 	for _, e := range top.Entries() {
@@ -143,38 +145,13 @@ func TestTop(t *testing.T) {
 	// Ties go to the stack seen first.
 	top = NewTop(2)
 	for _, s := range []string{"a", "b", "c", "d"} {
-		top.Push([]byte(s), Int(1))
+		top.Push([]byte(s), fold.Int(1))
 	}
 	if e := top.Entries(); len(e) != 2 || string(e[0].Stack) != "a" || string(e[1].Stack) != "b" {
 		t.Errorf("ties: %v", e)
 	}
 	if e := NewTop(5).Entries(); len(e) != 0 {
 		t.Errorf("empty Top has %d entries", len(e))
-	}
-}
-
-func TestNormalize(t *testing.T) {
-	tests := []struct {
-		c, from, to, want Count
-	}{
-		{Int(6), Int(80), Int(94), Int(7)},   // 7.05 → 7
-		{Int(20), Int(80), Int(94), Int(23)}, // 23.5 → 23
-		{Int(3), Int(3), Int(7), Int(7)},
-		{Int(0), Int(5), Int(9), Int(0)},
-		{Int(5), Int(0), Int(9), Int(5)},                             // from 0: unchanged
-		{Int(1 << 62), Int(1 << 63), Int(1<<64 - 1), Int(1<<63 - 1)}, // exact beyond float64
-		{Dec(1.5), Dec(3), Int(10), Int(5)},
-		{Dec(1), Dec(3), Int(10), Int(3)},
-	}
-	for _, tc := range tests {
-		if got := Normalize(tc.c, tc.from, tc.to); got != tc.want {
-			t.Errorf("Normalize(%v, %v, %v) = %v, want %v", tc.c, tc.from, tc.to, got, tc.want)
-		}
-	}
-	for in, want := range map[Count]Count{Int(3): Int(3), Dec(14.99): Int(14), Dec(20): Int(20), Dec(0.5): Int(0)} {
-		if got := Truncate(in); got != want {
-			t.Errorf("Truncate(%v) = %v, want %v", in, got, want)
-		}
 	}
 }
 
@@ -188,7 +165,7 @@ func BenchmarkTransforms(b *testing.B) {
 	for b.Loop() {
 		s := stack
 		for i := range ts {
-			out, keep := ts[i].Apply(bufs[i][:0], s, Int(1))
+			out, keep := ts[i].Apply(bufs[i][:0], s, fold.Int(1))
 			if !keep {
 				b.Fatal("dropped")
 			}
@@ -211,14 +188,14 @@ func FuzzReplace(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, keep := tr.Apply(nil, []byte(stack), Int(1))
+		out, keep := tr.Apply(nil, []byte(stack), fold.Int(1))
 		if !keep {
 			return
 		}
 		if len(out) == 0 {
 			t.Fatalf("%s on %q: kept an empty stack", spec, stack)
 		}
-		Frames(out, func(fr []byte) bool {
+		fold.Frames(out, func(fr []byte) bool {
 			if len(fr) == 0 && !strings.Contains(stack, ";;") && !strings.HasPrefix(stack, ";") && !strings.HasSuffix(stack, ";") {
 				// Only an input with empty frames, or a replacement
 				// writing ';' next to one, may leave one.
@@ -247,8 +224,8 @@ func TestLiteralPrefixCheck(t *testing.T) {
 				t.Fatalf("%q has the literal prefix %q", e, p)
 			}
 			for _, s := range stacks {
-				fo, fk := fast.Apply(nil, []byte(s), Int(1))
-				so, sk := slow.Apply(nil, []byte(s), Int(1))
+				fo, fk := fast.Apply(nil, []byte(s), fold.Int(1))
+				so, sk := slow.Apply(nil, []byte(s), fold.Int(1))
 				if fk != sk || fk && string(fo) != string(so) {
 					t.Errorf("%s %q on %q: %q %v, want %q %v", name, e, s, fo, fk, so, sk)
 				}
@@ -266,7 +243,7 @@ func BenchmarkDropFrameNoMatch(b *testing.B) {
 	b.SetBytes(int64(len(stack)))
 	b.ReportAllocs()
 	for b.Loop() {
-		out, keep := tr.Apply(buf[:0], stack, Int(1))
+		out, keep := tr.Apply(buf[:0], stack, fold.Int(1))
 		if !keep {
 			b.Fatal("dropped")
 		}
