@@ -201,6 +201,55 @@ func MaxDepth(n int) Transform {
 	}}
 }
 
+// CollapseRecursive merges each run of identical adjacent frames into
+// one, so that direct recursion (f calling f) shows as a single frame, as
+// FlameGraph's stackcollapse-recursive.pl and inferno's collapse-recursive
+// do. Indirect recursion (f;g;f) is kept. Empty frames are frames like
+// any other: the Perl also drops an empty root frame (its "previous
+// frame" starts as the empty string) and trailing empty frames (Perl's
+// split drops them), artifacts not kept here. A stack left with no
+// frame at all (";") is dropped.
+func CollapseRecursive() Transform {
+	return Transform{Name: "--collapse-recursive", Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
+		if !hasRepeatedFrame(stack) {
+			return stack, true
+		}
+		start := len(dst)
+		var last []byte
+		for i, rest := 0, stack; ; i++ {
+			f, tail, more := bytes.Cut(rest, []byte{fold.Sep})
+			if i == 0 || !bytes.Equal(f, last) {
+				if i > 0 {
+					dst = append(dst, fold.Sep)
+				}
+				dst = append(dst, f...)
+			}
+			last = f
+			if !more {
+				break
+			}
+			rest = tail
+		}
+		return dst, len(dst) > start
+	}}
+}
+
+// hasRepeatedFrame reports whether two adjacent frames of stack are
+// equal: most stacks have none, and are passed on without a copy.
+func hasRepeatedFrame(stack []byte) bool {
+	last, rest := []byte(nil), stack
+	for i := 0; ; i++ {
+		f, tail, more := bytes.Cut(rest, []byte{fold.Sep})
+		if i > 0 && bytes.Equal(f, last) {
+			return true
+		}
+		if !more {
+			return false
+		}
+		last, rest = f, tail
+	}
+}
+
 // MinCount keeps the stacks whose count is at least min.
 func MinCount(min fold.Count) Transform {
 	return Transform{Name: "--min-count=" + min.String(), Counts: true, apply: func(_, stack []byte, c fold.Count) ([]byte, bool) {

@@ -66,6 +66,18 @@ func TestTransforms(t *testing.T) {
 		{"replace to nothing removes the frame", mustReplace(`s/^tramp.*//`), "a;trampoline;b", fold.Int(1), "a;b"},
 		{"replace of every frame to nothing drops", mustReplace(`s/.*//`), "a;b", fold.Int(1), ""},
 		{"replace inserting ;", mustReplace(`s/::/;/g`), "a;ns::f", fold.Int(1), "a;ns;f"},
+		// collapse-recursive: inferno's unit cases, then the edges.
+		{"collapse-recursive of one frame", CollapseRecursive(), "single", fold.Int(1), "single"},
+		{"collapse-recursive without recursion", CollapseRecursive(), "not;recursive", fold.Int(1), "not;recursive"},
+		{"collapse-recursive of two runs", CollapseRecursive(), "has;some;some;recursion;recursion", fold.Int(1), "has;some;recursion"},
+		{"collapse-recursive keeps indirect recursion", CollapseRecursive(), "co;recursive;co;recursive", fold.Int(1), "co;recursive;co;recursive"},
+		{"collapse-recursive at the root", CollapseRecursive(), "f;f;f;g", fold.Int(1), "f;g"},
+		{"collapse-recursive of a whole stack", CollapseRecursive(), "f;f;f", fold.Int(1), "f"},
+		{"collapse-recursive compares whole frames", CollapseRecursive(), "f;ff;f;f f", fold.Int(1), "f;ff;f;f f"},
+		{"collapse-recursive of empty frames", CollapseRecursive(), "a;;;b", fold.Int(1), "a;;b"},
+		{"collapse-recursive keeps an empty root", CollapseRecursive(), ";a;a", fold.Int(1), ";a"},
+		{"collapse-recursive keeps an empty leaf", CollapseRecursive(), "a;a;", fold.Int(1), "a;"},
+		{"collapse-recursive of nothing drops", CollapseRecursive(), ";", fold.Int(1), ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,6 +108,15 @@ func TestTransformAppendsToDst(t *testing.T) {
 		if !tr.Merges {
 			t.Errorf("%s rewrites stacks but does not say it Merges", tr.Name)
 		}
+	}
+}
+
+func TestCollapseRecursiveAppendsToDst(t *testing.T) {
+	dst := make([]byte, 0, 64)
+	cr := CollapseRecursive()
+	out, keep := cr.Apply(dst, []byte("a;a;b"), fold.Int(1))
+	if !keep || string(out) != "a;b" || &out[0] != &dst[:1][0] {
+		t.Errorf("got %q (keep %v), not written into dst", out, keep)
 	}
 }
 
@@ -248,5 +269,32 @@ func BenchmarkDropFrameNoMatch(b *testing.B) {
 			b.Fatal("dropped")
 		}
 		buf = out
+	}
+}
+
+// BenchmarkCollapseRecursive runs --collapse-recursive on a stack with
+// deep direct recursion, which it rewrites, and on one without, which it
+// passes on.
+func BenchmarkCollapseRecursive(b *testing.B) {
+	for _, bc := range []struct{ name, stack string }{
+		{"recursive", "java;start_thread;JavaThread::run;Lcom/example/Tree;" + strings.Repeat("::walk;", 30) + "::visit;sys_write"},
+		{"flat", "java;start_thread;JavaThread::run;JavaCalls::call;Interpreter;Lcom/example/Server;::handle;Lio/netty/Channel;::write;sys_write;vfs_write"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			cr := CollapseRecursive()
+			stack := []byte(bc.stack)
+			var buf []byte
+			b.SetBytes(int64(len(stack)))
+			b.ReportAllocs()
+			for b.Loop() {
+				out, keep := cr.Apply(buf[:0], stack, fold.Int(1))
+				if !keep {
+					b.Fatal("dropped")
+				}
+				if len(out) < len(stack) {
+					buf = out
+				}
+			}
+		})
 	}
 }

@@ -24,9 +24,9 @@ func newApp() *cli.App {
 			"transforms below, applied in the order they are given on the command line.\n" +
 			"RE is a Go regular expression matched against each frame name. When a transform\n" +
 			"can make two stacks equal (--from, --to, --drop-frame, --replace, --strip-addrs,\n" +
-			"--no-root, --max-depth), the result is aggregated again (sorted, summed, within\n" +
-			"--mem) before a --min-count or --top that follows and at the end; otherwise\n" +
-			"stacks stream through in input order.",
+			"--collapse-recursive, --no-root, --max-depth), the result is aggregated again\n" +
+			"(sorted, summed, within --mem) before a --min-count or --top that follows and\n" +
+			"at the end; otherwise stacks stream through in input order.",
 		Flags: append([]cli.Flag{
 			order.value(&cli.StringFlag{Name: "grep", Usage: "keep the stacks where some frame matches `RE`", DefaultText: "none"}),
 			order.value(&cli.StringFlag{Name: "grep-v", Usage: "drop the stacks where some frame matches `RE`", DefaultText: "none"}),
@@ -36,6 +36,7 @@ func newApp() *cli.App {
 			order.value(&cli.StringFlag{Name: "drop-frame", Usage: "remove the frames matching `RE` (a stack left empty is dropped)", DefaultText: "none"}),
 			order.value(&cli.StringFlag{Name: "replace", Usage: "sed substitution `s/RE/REPL/[gi]` on each frame name; \\1 and & in REPL (repeatable)", DefaultText: "none"}),
 			order.bool(&cli.BoolFlag{Name: "strip-addrs", Usage: "write hex addresses (0x7f05aabb2bc9) as 0x..., as difffolded.pl -s", DefaultText: "false"}),
+			order.bool(&cli.BoolFlag{Name: "collapse-recursive", Usage: "merge identical adjacent frames into one (direct recursion), as stackcollapse-recursive.pl", DefaultText: "false"}),
 			order.bool(&cli.BoolFlag{Name: "no-root", Usage: "drop the root frame (pfold's process name); one-frame stacks are dropped", DefaultText: "false"}),
 			order.value(&cli.StringFlag{Name: "max-depth", Usage: "keep the `N` rootmost frames of each stack", DefaultText: "none"}),
 			order.value(&cli.StringFlag{Name: "min-count", Usage: "keep the stacks whose count is at least `N`", DefaultText: "none"}),
@@ -142,6 +143,8 @@ func newTransform(name, value string) (transform.Transform, error) {
 		return transform.Replace(value)
 	case "strip-addrs":
 		return transform.StripAddrs(), nil
+	case "collapse-recursive":
+		return transform.CollapseRecursive(), nil
 	case "no-root":
 		return transform.NoRoot(), nil
 	case "max-depth":
