@@ -5,7 +5,7 @@
 // # What it owns
 //
 //   - Count: an exact integer or a decimal sample count, its sum (Add,
-//     overflow-checked), order (Less), scaling (Scale, Normalize, Truncate)
+//     overflow-checked), order (Less), scaling (Scale)
 //     and text form (ParseCount, Append);
 //   - the folded line codec: ParseLine and AppendLine;
 //   - stack helpers: Sep, Frames, SplitFrames, Leaf.
