@@ -5,8 +5,8 @@
 // # What it owns
 //
 //   - Count: an exact integer or a decimal sample count, its sum (Add,
-//     overflow-checked), order (Less), scaling (Scale)
-//     and text form (ParseCount, Append);
+//     overflow-checked), order (Less), scaling (Scale) and text form
+//     (ParseCount, Append);
 //   - the folded line codec: ParseLine and AppendLine;
 //   - stack helpers: Sep, Frames, SplitFrames, Leaf.
 //

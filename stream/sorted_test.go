@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 // collect drains s into "stack count" lines.
@@ -56,7 +57,7 @@ func TestFoldedReader(t *testing.T) {
 }
 
 func TestSortedInput(t *testing.T) {
-	p := writeFile(t, "s.folded", []byte("a 1\na 2\na;b 1.5\nbad\na;b 1\nb 4\nb 1\n"))
+	p := stacktest.WriteFile(t, "s.folded", []byte("a 1\na 2\na;b 1.5\nbad\na;b 1\nb 4\nb 1\n"))
 	var warn bytes.Buffer
 	s := NewSortedInput(p, NewDiag(&warn, false), nil)
 	got, err := collect(t, s)
@@ -79,7 +80,7 @@ func TestSortedInput(t *testing.T) {
 		t.Errorf("scaled: %q", got)
 	}
 
-	p = writeFile(t, "u.folded", []byte("a 1\nc 1\nb 1\n"))
+	p = stacktest.WriteFile(t, "u.folded", []byte("a 1\nc 1\nb 1\n"))
 	s = NewSortedInput(p, NewDiag(io.Discard, false), nil)
 	_, err = collect(t, s)
 	s.Close()
@@ -104,7 +105,7 @@ func TestCheckSorted(t *testing.T) {
 		{"a 9\na;b 1\n", true, 0, "10"},
 		{"a;b 1\nbad line\na;c 1\n", true, 0, "2"},
 	} {
-		chk, err := CheckSorted(writeFile(t, "f", []byte(tc.text)), nil)
+		chk, err := CheckSorted(stacktest.WriteFile(t, "f", []byte(tc.text)), nil)
 		if err != nil || chk.Sorted != tc.sorted || chk.Line != tc.line || tc.sorted && chk.Total.String() != tc.total {
 			t.Errorf("CheckSorted(%q) = %+v, %v", tc.text, chk, err)
 		}
@@ -115,7 +116,7 @@ func TestCheckSorted(t *testing.T) {
 }
 
 func TestAggregatorSorted(t *testing.T) {
-	stacks, counts := randomStacks(20000, 3000, true)
+	stacks, counts := stacktest.Random(20000, 3000, true)
 	want, _ := aggregate(t, Options{}, stacks, counts)
 	for _, mem := range []int64{0, 64 << 10} { // in memory, and spilled
 		a := NewAggregator(Options{Mem: mem, TmpDir: t.TempDir()})
@@ -254,19 +255,11 @@ func TestMergeTwo(t *testing.T) {
 // BenchmarkJoinSorted is pdiff's streamed path: two sorted files read
 // side by side.
 func BenchmarkJoinSorted(b *testing.B) {
-	dir := b.TempDir()
-	var names []string
-	var size int64
-	for i := range 2 {
-		var buf bytes.Buffer
+	names, size := stacktest.Files(b, 2, func(i int, buf *bytes.Buffer) {
 		for j := range 100000 {
-			fmt.Fprintf(&buf, "proc;main;server_loop;handle_request_%08d;parse %d\n", j*(i+2), 1+j%9)
+			fmt.Fprintf(buf, "proc;main;server_loop;handle_request_%08d;parse %d\n", j*(i+2), 1+j%9)
 		}
-		p := filepath.Join(dir, fmt.Sprintf("in%d", i))
-		os.WriteFile(p, buf.Bytes(), 0o644)
-		names = append(names, p)
-		size += int64(buf.Len())
-	}
+	})
 	diag := NewDiag(io.Discard, false)
 	b.SetBytes(size)
 	b.ReportAllocs()
@@ -305,7 +298,7 @@ func testCheckSortedMapped(t *testing.T, more ...string) {
 		"\n\n",
 		"x",
 	) {
-		path := writeFile(t, "in.folded", []byte(text))
+		path := stacktest.WriteFile(t, "in.folded", []byte(text))
 		for _, conv := range []CountFunc{nil, func(c fold.Count) fold.Count { return c.Scale(0.5) }} {
 			mapped, ok, merr := checkSortedMapped(path, conv)
 			read, rerr := checkSortedRead(path, conv)

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,65 +15,38 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/stream"
 )
 
-// The tests of MergeFiles came with it from stream; randomStacks,
-// aggregate and writeFile are the stream tests' fixtures they use.
-
-// randomStacks returns n stacks of uniq distinct ones, deterministic, with
-// one decimal count in ten when dec.
-func randomStacks(n, uniq int, dec bool) (stacks []string, counts []fold.Count) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range n {
-		k := rng.IntN(uniq)
-		var b strings.Builder
-		b.WriteString("proc")
-		for d := range 3 + k%17 {
-			fmt.Fprintf(&b, ";func_%d_%d", d, (k>>d)%7)
-		}
-		fmt.Fprintf(&b, ";leaf%d", k)
-		stacks = append(stacks, b.String())
-		c := fold.Int(uint64(1 + rng.IntN(1000)))
-		if dec && i%10 == 0 {
-			c = fold.Dec(0.25)
-		}
-		counts = append(counts, c)
-	}
-	return stacks, counts
-}
-
-// aggregate returns the sorted, summed folded text of stacks.
-func aggregate(t testing.TB, opt stream.Options, stacks []string, counts []fold.Count) (string, stream.Stats) {
+// sumStacks is the oracle of a merge, computed without stream: the
+// folded text of stacks summed and sorted bytewise, with the number of
+// distinct stacks and their total.
+func sumStacks(t testing.TB, stacks []string, counts []fold.Count) (text string, unique int64, total fold.Count) {
 	t.Helper()
-	a := stream.NewAggregator(opt)
-	defer a.Close()
+	sums := map[string]fold.Count{}
 	for i, s := range stacks {
-		if err := a.Add([]byte(s), counts[i]); err != nil {
+		sum, err := sums[s].Add(counts[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums[s] = sum
+		if total, err = total.Add(counts[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	var b bytes.Buffer
-	if _, err := a.WriteTo(&b); err != nil {
-		t.Fatal(err)
+	var b []byte
+	for _, s := range slices.Sorted(maps.Keys(sums)) {
+		b = fold.AppendLine(b, []byte(s), sums[s])
 	}
-	return b.String(), a.Stats()
-}
-
-func writeFile(t testing.TB, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return string(b), int64(len(sums)), total
 }
 
 // sortedFolded writes the aggregate of stacks as a sorted folded file.
 func sortedFolded(t testing.TB, name string, stacks []string, counts []fold.Count) string {
 	t.Helper()
-	text, _ := aggregate(t, stream.Options{}, stacks, counts)
-	return writeFile(t, name, []byte(text))
+	text, _, _ := sumStacks(t, stacks, counts)
+	return stacktest.WriteFile(t, name, []byte(text))
 }
 
 func mergeFiles(t testing.TB, names []string, opt MergeOptions) (string, MergeStats, error) {
@@ -94,12 +67,12 @@ func TestMergeFiles(t *testing.T) {
 	var all []string
 	var allCounts []fold.Count
 	for i := range 3 {
-		stacks, counts := randomStacks(3000*(i+1), 1000, i == 2)
+		stacks, counts := stacktest.Random(3000*(i+1), 1000, i == 2)
 		names = append(names, sortedFolded(t, fmt.Sprintf("in%d.folded", i), stacks, counts))
 		all = append(all, stacks...)
 		allCounts = append(allCounts, counts...)
 	}
-	want, wantSt := aggregate(t, stream.Options{}, all, allCounts)
+	want, wantUnique, wantTotal := sumStacks(t, all, allCounts)
 
 	// Mapped in one window or many, or read when compressed.
 	gz := filepath.Join(t.TempDir(), "in0.folded.gz")
@@ -120,8 +93,8 @@ func TestMergeFiles(t *testing.T) {
 			if err != nil || got != w || !st.Streamed {
 				t.Fatalf("sorted inputs %v, window %d: streamed %v (%s), err %v, equal %v", ns, window, st.Streamed, st.Why, err, got == w)
 			}
-			if len(ns) == 3 && (st.In != wantSt.Total || st.Out != wantSt.Total || st.Unique != wantSt.Unique) {
-				t.Errorf("stats %+v, want total %v unique %d", st, wantSt.Total, wantSt.Unique)
+			if len(ns) == 3 && (st.In != wantTotal || st.Out != wantTotal || st.Unique != wantUnique) {
+				t.Errorf("stats %+v, want total %v unique %d", st, wantTotal, wantUnique)
 			}
 		}
 	}
@@ -130,7 +103,7 @@ func TestMergeFiles(t *testing.T) {
 	// through the aggregator, and give the same bytes.
 	lines := strings.SplitAfter(readFile(t, names[1]), "\n")
 	slices.Reverse(lines)
-	unsorted := writeFile(t, "unsorted.folded", []byte(strings.Join(lines, "")))
+	unsorted := stacktest.WriteFile(t, "unsorted.folded", []byte(strings.Join(lines, "")))
 	stdinText := readFile(t, names[2])
 	for _, tc := range []struct {
 		name  string
@@ -166,8 +139,8 @@ func readFile(t testing.TB, name string) string {
 }
 
 func TestMergeFilesWeights(t *testing.T) {
-	a := writeFile(t, "a", []byte("x 2\ny 3\n"))
-	b := writeFile(t, "b", []byte("x 4\nz 1\n"))
+	a := stacktest.WriteFile(t, "a", []byte("x 2\ny 3\n"))
+	b := stacktest.WriteFile(t, "b", []byte("x 4\nz 1\n"))
 	for _, sorted := range []bool{true, false} {
 		names := []string{a, b}
 		opt := MergeOptions{Weights: []float64{3, 0.5}}
@@ -186,12 +159,12 @@ func TestMergeFilesWeights(t *testing.T) {
 }
 
 func TestMergeFilesErrors(t *testing.T) {
-	a := writeFile(t, "a", []byte("x 18446744073709551615\n"))
-	b := writeFile(t, "b", []byte("x 1\n"))
+	a := stacktest.WriteFile(t, "a", []byte("x 18446744073709551615\n"))
+	b := stacktest.WriteFile(t, "b", []byte("x 1\n"))
 	if _, _, err := mergeFiles(t, []string{a, b}, MergeOptions{}); !errors.Is(err, fold.ErrOverflow) {
 		t.Errorf("overflow: %v", err)
 	}
-	bad := writeFile(t, "bad", []byte("x 1\nbroken\n"))
+	bad := stacktest.WriteFile(t, "bad", []byte("x 1\nbroken\n"))
 	if _, _, err := mergeFiles(t, []string{b, bad}, MergeOptions{Diag: stream.NewDiag(io.Discard, true)}); err == nil {
 		t.Error("strict: malformed line accepted")
 	}
@@ -226,19 +199,11 @@ func TestMergeFilesMemoryFlat(t *testing.T) {
 		return max
 	}
 	inputs := func(lines int) []string {
-		dir := t.TempDir()
-		var names []string
-		for i := range 4 {
-			var b bytes.Buffer
+		names, _ := stacktest.Files(t, 4, func(i int, b *bytes.Buffer) {
 			for j := range lines {
-				fmt.Fprintf(&b, "proc;main;server_loop;handle_request_%08d;parse;input%d 7\n", j, i)
+				fmt.Fprintf(b, "proc;main;server_loop;handle_request_%08d;parse;input%d 7\n", j, i)
 			}
-			p := filepath.Join(dir, fmt.Sprintf("in%d", i))
-			if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			names = append(names, p)
-		}
+		})
 		return names
 	}
 	small, large := inputs(12500), inputs(100000)
@@ -269,19 +234,11 @@ func maxOf(a, b uint64) uint64 {
 }
 
 func BenchmarkMergeFiles(b *testing.B) {
-	dir := b.TempDir()
-	var names []string
-	var size int64
-	for i := range 4 {
-		var buf bytes.Buffer
+	names, size := stacktest.Files(b, 4, func(i int, buf *bytes.Buffer) {
 		for j := range 50000 {
-			fmt.Fprintf(&buf, "proc;main;server_loop;handle_request_%08d;parse;input%d %d\n", j*(i+1), i, 1+j%9)
+			fmt.Fprintf(buf, "proc;main;server_loop;handle_request_%08d;parse;input%d %d\n", j*(i+1), i, 1+j%9)
 		}
-		p := filepath.Join(dir, fmt.Sprintf("in%d", i))
-		os.WriteFile(p, buf.Bytes(), 0o644)
-		names = append(names, p)
-		size += int64(buf.Len())
-	}
+	})
 	opt := MergeOptions{Diag: stream.NewDiag(io.Discard, false)}
 	for _, n := range []int{2, 4} { // two inputs are merged side by side, more through a heap
 		b.Run(fmt.Sprintf("%d inputs", n), func(b *testing.B) {
