@@ -78,7 +78,7 @@ func TestMergeFiles(t *testing.T) {
 	gz := filepath.Join(t.TempDir(), "in0.folded.gz")
 	var zb bytes.Buffer
 	zw := gzip.NewWriter(&zb)
-	zw.Write([]byte(readFile(t, names[0])))
+	zw.Write([]byte(read(t, names[0])))
 	zw.Close()
 	os.WriteFile(gz, zb.Bytes(), 0o644)
 	defer func(w int) { stream.MapWindow = w }(stream.MapWindow)
@@ -101,10 +101,10 @@ func TestMergeFiles(t *testing.T) {
 
 	// The same stacks unsorted, from stdin, or past the reader budget go
 	// through the aggregator, and give the same bytes.
-	lines := strings.SplitAfter(readFile(t, names[1]), "\n")
+	lines := strings.SplitAfter(read(t, names[1]), "\n")
 	slices.Reverse(lines)
 	unsorted := stacktest.WriteFile(t, "unsorted.folded", []byte(strings.Join(lines, "")))
-	stdinText := readFile(t, names[2])
+	stdinText := read(t, names[2])
 	for _, tc := range []struct {
 		name  string
 		names []string
@@ -127,15 +127,6 @@ func TestMergeFiles(t *testing.T) {
 			t.Errorf("%s: nothing spilled", tc.name)
 		}
 	}
-}
-
-func readFile(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func TestMergeFilesWeights(t *testing.T) {
@@ -216,9 +207,9 @@ func TestMergeFilesMemoryFlat(t *testing.T) {
 
 	// Through the aggregator (the unsorted fallback) the heap grows.
 	agg := func(names []string) []string { return append(slices.Clone(names[:3]), "-") }
-	opt.Stdin = strings.NewReader(readFile(t, small[3]))
+	opt.Stdin = strings.NewReader(read(t, small[3]))
 	as := peak(agg(small), opt)
-	opt.Stdin = strings.NewReader(readFile(t, large[3]))
+	opt.Stdin = strings.NewReader(read(t, large[3]))
 	al := peak(agg(large), opt)
 	t.Logf("aggregated: live heap %d KiB, then %d KiB", as>>10, al>>10)
 	if al < as+8<<20 {
