@@ -1,6 +1,3 @@
-// Package fold is the folded-stack model shared by every pfold binary:
-// a stack is its frames joined by ';' (root first), followed by a space
-// and a count, one stack per line.
 package fold
 
 import (

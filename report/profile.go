@@ -1,10 +1,3 @@
-// Package report builds stackprof's reports from folded stacks: the text
-// table of frames by self and total samples (ptop) and the graphviz call
-// graph (pdot).
-//
-// Its state is one record per distinct frame name and one per distinct
-// caller→callee pair, whatever the number of stacks, so it reads inputs
-// of any length in memory bounded by the program's size.
 package report
 
 import (

@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bytes"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,30 +10,8 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/stacktest"
 )
-
-// randomStacks returns n stack adds over about uniq distinct stacks, with
-// some decimal counts when dec is set.
-func randomStacks(n, uniq int, dec bool) (stacks []string, counts []fold.Count) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < n; i++ {
-		k := rng.IntN(uniq)
-		depth := 3 + k%17
-		var b strings.Builder
-		b.WriteString("proc")
-		for d := 0; d < depth; d++ {
-			fmt.Fprintf(&b, ";func_%d_%d", d, (k>>d)%7)
-		}
-		fmt.Fprintf(&b, ";leaf%d", k)
-		stacks = append(stacks, b.String())
-		c := fold.Int(uint64(1 + rng.IntN(1000)))
-		if dec && i%10 == 0 {
-			c = fold.Dec(0.25)
-		}
-		counts = append(counts, c)
-	}
-	return
-}
 
 func aggregate(t testing.TB, opt Options, stacks []string, counts []fold.Count) (string, Stats) {
 	t.Helper()
@@ -59,7 +36,7 @@ func aggregate(t testing.TB, opt Options, stacks []string, counts []fold.Count) 
 // table fits or spills many runs (and merges them in several passes).
 func TestSpillEquivalence(t *testing.T) {
 	for _, dec := range []bool{false, true} {
-		stacks, counts := randomStacks(60000, 5000, dec)
+		stacks, counts := stacktest.Random(60000, 5000, dec)
 		want, st := aggregate(t, Options{Mem: 1 << 30}, stacks, counts)
 		if st.Runs != 0 || st.Unique != 5000 {
 			t.Fatalf("unlimited run: %+v", st)
@@ -95,7 +72,7 @@ func TestSpillEquivalence(t *testing.T) {
 }
 
 func TestMergeAcrossAggregators(t *testing.T) {
-	stacks, counts := randomStacks(20000, 3000, false)
+	stacks, counts := stacktest.Random(20000, 3000, false)
 	want, _ := aggregate(t, Options{}, stacks, counts)
 	for _, mem := range []int64{1 << 30, 32 << 10} {
 		var aggs []*Aggregator
@@ -132,7 +109,7 @@ func TestAggregatorOverflow(t *testing.T) {
 }
 
 func TestSpillDirMissing(t *testing.T) {
-	stacks, counts := randomStacks(5000, 2000, false)
+	stacks, counts := stacktest.Random(5000, 2000, false)
 	a := NewAggregator(Options{Mem: 16 << 10, TmpDir: "/nonexistent/dir"})
 	defer a.Close()
 	var err error
@@ -147,7 +124,7 @@ func TestSpillDirMissing(t *testing.T) {
 }
 
 func BenchmarkAggregatorAdd(b *testing.B) {
-	stacks, counts := randomStacks(100000, 20000, false)
+	stacks, counts := stacktest.Random(100000, 20000, false)
 	var size int64
 	for _, s := range stacks {
 		size += int64(len(s))
@@ -170,7 +147,7 @@ func BenchmarkAggregatorAdd(b *testing.B) {
 
 func BenchmarkReader(b *testing.B) {
 	data := bytes.Repeat([]byte("java;start_thread;java_start;JavaThread::run;thread_main_inner;Interpreter 12\n"), 200000)
-	p := writeFile(b, "in.txt", data)
+	p := stacktest.WriteFile(b, "in.txt", data)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -185,7 +162,7 @@ func BenchmarkReader(b *testing.B) {
 // aggregators go to a temporary directory even when the first one (whose
 // directory they use) spilled nothing.
 func TestMergeWhenFirstAggregatorIsEmpty(t *testing.T) {
-	stacks, counts := randomStacks(20000, 5000, false)
+	stacks, counts := stacktest.Random(20000, 5000, false)
 	want, _ := aggregate(t, Options{}, stacks, counts)
 	tmp := t.TempDir()
 	cwd, _ := os.Getwd()
@@ -215,7 +192,7 @@ func TestMergeWhenFirstAggregatorIsEmpty(t *testing.T) {
 // BenchmarkSort is the sort that ends every fold: distinct stacks that
 // share long prefixes, as real ones do.
 func BenchmarkSort(b *testing.B) {
-	stacks, counts := randomStacks(50000, 1<<30, false)
+	stacks, counts := stacktest.Random(50000, 1<<30, false)
 	prefix := strings.Repeat("start_thread;java_start;JavaThread::run;", 8)
 	t := newTable(4 << 20)
 	var size int64

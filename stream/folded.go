@@ -114,6 +114,10 @@ func (f *FoldedReader) Line() int {
 	return f.r.Line()
 }
 
+// Strict reports whether a malformed line ends the reading (the Diag is
+// strict) instead of being reported and skipped.
+func (f *FoldedReader) Strict() bool { return f.diag != nil && f.diag.strict }
+
 // Err returns the first error met: a read error, or a malformed line
 // when the Diag is strict.
 func (f *FoldedReader) Err() error { return f.err }
@@ -145,7 +149,7 @@ func newMappedFoldedReader(name string, diag *Diag) *FoldedReader {
 		return nil
 	}
 	// Smaller windows than a single pass's: a merge holds two per input.
-	window := int64(min(checkWindow, readBufSize))
+	window := int64(min(MapWindow, readBufSize))
 	m := &mappedLines{rc: rc, f: f, name: displayName(name), size: st.Size(), window: window}
 	return &FoldedReader{m: m, diag: diag}
 }

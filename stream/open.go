@@ -1,8 +1,3 @@
-// Package stream is the bounded-memory streaming core shared by every
-// pfold binary: it opens inputs (decompressing by magic bytes), reads
-// them as one stream of lines, reports malformed lines, aggregates
-// stacks in a table bounded by a memory budget, spills sorted runs and
-// merges them, and writes buffered output.
 package stream
 
 import (

@@ -9,17 +9,9 @@ import (
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pierrec/lz4/v4"
 )
-
-func writeFile(t testing.TB, name string, data []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 type line struct {
 	name  string
@@ -70,7 +62,7 @@ func TestReaderFormatsAndOrder(t *testing.T) {
 	var names []string
 	for _, kind := range []Compression{None, Gzip, Bzip2, Zstd, LZ4} {
 		// The name says nothing of the content: detection is by magic bytes.
-		names = append(names, writeFile(t, "in-"+string(kind)+".txt", compress(t, kind, data)))
+		names = append(names, stacktest.WriteFile(t, "in-"+string(kind)+".txt", compress(t, kind, data)))
 	}
 	got, err := readAll(t, NewReader(names))
 	if err != nil {
@@ -102,7 +94,7 @@ func TestReaderStdinAndNoFinalNewline(t *testing.T) {
 func TestReaderLongLine(t *testing.T) {
 	long := bytes.Repeat([]byte("frame;"), 10<<20/6) // a 10 MB line
 	data := append(append([]byte("short 1\n"), long...), " 7\nend 1\n"...)
-	got, err := readAll(t, NewReader([]string{writeFile(t, "long.txt", data)}))
+	got, err := readAll(t, NewReader([]string{stacktest.WriteFile(t, "long.txt", data)}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,14 +107,14 @@ func TestReaderTruncated(t *testing.T) {
 	data := bytes.Repeat([]byte("some;stack;frames 12345\n"), 20000)
 	for _, kind := range []Compression{Gzip, Zstd, LZ4} {
 		c := compress(t, kind, data)
-		p := writeFile(t, "cut", c[:len(c)/2])
+		p := stacktest.WriteFile(t, "cut", c[:len(c)/2])
 		_, err := readAll(t, NewReader([]string{p}))
 		if err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: truncated stream gave %v, want an error naming the file", kind, err)
 		}
 	}
 	bz, _ := os.ReadFile("testdata/two.txt.bz2")
-	_, err := readAll(t, NewReader([]string{writeFile(t, "cut.bz2", bz[:len(bz)-8])}))
+	_, err := readAll(t, NewReader([]string{stacktest.WriteFile(t, "cut.bz2", bz[:len(bz)-8])}))
 	if err == nil {
 		t.Error("bzip2: truncated stream read without error")
 	}
@@ -138,7 +130,7 @@ func TestReaderMissingFile(t *testing.T) {
 func TestReaderBytesRead(t *testing.T) {
 	data := bytes.Repeat([]byte("x 1\n"), 1000)
 	gz := compress(t, Gzip, data)
-	r := NewReader([]string{writeFile(t, "a", data), writeFile(t, "b", gz)})
+	r := NewReader([]string{stacktest.WriteFile(t, "a", data), stacktest.WriteFile(t, "b", gz)})
 	readAll(t, r)
 	if got, want := r.BytesRead(), int64(len(data)+len(gz)); got != want {
 		t.Errorf("BytesRead = %d, want %d (raw bytes of both files)", got, want)

@@ -142,7 +142,7 @@ func mapLines(name string, fn func(data []byte) (done bool, err error)) (ok bool
 		return false, nil
 	}
 	page := int64(os.Getpagesize())
-	size, pos, window := st.Size(), int64(0), int64(checkWindow)
+	size, pos, window := st.Size(), int64(0), int64(MapWindow)
 	for pos < size {
 		start := pos &^ (page - 1)
 		end := min(start+window, size)
@@ -180,9 +180,10 @@ func mapLines(name string, fn func(data []byte) (done bool, err error)) (ok bool
 	return true, nil
 }
 
-// checkWindow is how much of a file mapLines maps at once: the
-// mapped pages count in the process's resident memory. Tests shrink it.
-var checkWindow = 16 << 20
+// MapWindow is how much of a file mapLines (and so CheckSorted and
+// EachStack) maps at once: the mapped pages count in the process's
+// resident memory. Tests shrink it to cross window boundaries.
+var MapWindow = 16 << 20
 
 // checkSortedRead is CheckSorted of any input, read.
 func checkSortedRead(name string, conv CountFunc) (SortCheck, error) {
@@ -309,9 +310,16 @@ func (s *SortedInput) Lines() (lines, stacks int64) { return s.fr.Lines, s.fr.St
 // Total returns the sum of the counts of the lines read so far.
 func (s *SortedInput) Total() fold.Count { return s.total }
 
-// newMappedSortedInput is NewSortedInput of a file mapped instead of
-// read (see newMappedFoldedReader), or nil when it cannot be mapped.
-func newMappedSortedInput(name string, diag *Diag, conv CountFunc) *SortedInput {
+// SortedInputMem estimates the memory of one SortedInput: its line
+// buffer and the read buffer below it. A merge of n inputs holds n.
+const SortedInputMem = 2*readBufSize + 64<<10
+
+// NewMappedSortedInput is NewSortedInput of a file mapped instead of
+// read, with no copy of its bytes, or nil when it cannot be mapped (it is
+// standard input, not a regular file, or compressed). Its stacks are
+// slices of the mapping: a file that shrinks meanwhile makes them fault,
+// so they must be read under CatchFault.
+func NewMappedSortedInput(name string, diag *Diag, conv CountFunc) *SortedInput {
 	fr := newMappedFoldedReader(name, diag)
 	if fr == nil {
 		return nil

@@ -2,18 +2,16 @@ package stream
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 // collect drains s into "stack count" lines.
@@ -59,7 +57,7 @@ func TestFoldedReader(t *testing.T) {
 }
 
 func TestSortedInput(t *testing.T) {
-	p := writeFile(t, "s.folded", []byte("a 1\na 2\na;b 1.5\nbad\na;b 1\nb 4\nb 1\n"))
+	p := stacktest.WriteFile(t, "s.folded", []byte("a 1\na 2\na;b 1.5\nbad\na;b 1\nb 4\nb 1\n"))
 	var warn bytes.Buffer
 	s := NewSortedInput(p, NewDiag(&warn, false), nil)
 	got, err := collect(t, s)
@@ -82,7 +80,7 @@ func TestSortedInput(t *testing.T) {
 		t.Errorf("scaled: %q", got)
 	}
 
-	p = writeFile(t, "u.folded", []byte("a 1\nc 1\nb 1\n"))
+	p = stacktest.WriteFile(t, "u.folded", []byte("a 1\nc 1\nb 1\n"))
 	s = NewSortedInput(p, NewDiag(io.Discard, false), nil)
 	_, err = collect(t, s)
 	s.Close()
@@ -107,7 +105,7 @@ func TestCheckSorted(t *testing.T) {
 		{"a 9\na;b 1\n", true, 0, "10"},
 		{"a;b 1\nbad line\na;c 1\n", true, 0, "2"},
 	} {
-		chk, err := CheckSorted(writeFile(t, "f", []byte(tc.text)), nil)
+		chk, err := CheckSorted(stacktest.WriteFile(t, "f", []byte(tc.text)), nil)
 		if err != nil || chk.Sorted != tc.sorted || chk.Line != tc.line || tc.sorted && chk.Total.String() != tc.total {
 			t.Errorf("CheckSorted(%q) = %+v, %v", tc.text, chk, err)
 		}
@@ -118,7 +116,7 @@ func TestCheckSorted(t *testing.T) {
 }
 
 func TestAggregatorSorted(t *testing.T) {
-	stacks, counts := randomStacks(20000, 3000, true)
+	stacks, counts := stacktest.Random(20000, 3000, true)
 	want, _ := aggregate(t, Options{}, stacks, counts)
 	for _, mem := range []int64{0, 64 << 10} { // in memory, and spilled
 		a := NewAggregator(Options{Mem: mem, TmpDir: t.TempDir()})
@@ -254,249 +252,14 @@ func TestMergeTwo(t *testing.T) {
 	}
 }
 
-// sortedFolded writes the aggregate of stacks as a sorted folded file.
-func sortedFolded(t testing.TB, name string, stacks []string, counts []fold.Count) string {
-	t.Helper()
-	text, _ := aggregate(t, Options{}, stacks, counts)
-	return writeFile(t, name, []byte(text))
-}
-
-func mergeFiles(t testing.TB, names []string, opt MergeOptions) (string, MergeStats, error) {
-	t.Helper()
-	if opt.Diag == nil {
-		opt.Diag = NewDiag(io.Discard, false)
-	}
-	var b bytes.Buffer
-	st, err := MergeFiles(names, opt, func(stack []byte, c fold.Count) error {
-		b.Write(fold.AppendLine(nil, stack, c))
-		return nil
-	})
-	return b.String(), st, err
-}
-
-func TestMergeFiles(t *testing.T) {
-	var names []string
-	var all []string
-	var allCounts []fold.Count
-	for i := range 3 {
-		stacks, counts := randomStacks(3000*(i+1), 1000, i == 2)
-		names = append(names, sortedFolded(t, fmt.Sprintf("in%d.folded", i), stacks, counts))
-		all = append(all, stacks...)
-		allCounts = append(allCounts, counts...)
-	}
-	want, wantSt := aggregate(t, Options{}, all, allCounts)
-
-	// Mapped in one window or many, or read when compressed.
-	gz := filepath.Join(t.TempDir(), "in0.folded.gz")
-	var zb bytes.Buffer
-	zw := gzip.NewWriter(&zb)
-	zw.Write([]byte(readFile(t, names[0])))
-	zw.Close()
-	os.WriteFile(gz, zb.Bytes(), 0o644)
-	defer func(w int) { checkWindow = w }(checkWindow)
-	for _, window := range []int{16 << 20, os.Getpagesize()} {
-		checkWindow = window
-		for _, ns := range [][]string{names, append([]string{gz}, names[1:]...), names[:2]} {
-			w := want
-			if len(ns) == 2 {
-				w, _, _ = mergeFiles(t, ns, MergeOptions{Agg: Options{Mem: 1}}) // aggregated: one reader does not fit
-			}
-			got, st, err := mergeFiles(t, ns, MergeOptions{})
-			if err != nil || got != w || !st.Streamed {
-				t.Fatalf("sorted inputs %v, window %d: streamed %v (%s), err %v, equal %v", ns, window, st.Streamed, st.Why, err, got == w)
-			}
-			if len(ns) == 3 && (st.In != wantSt.Total || st.Out != wantSt.Total || st.Unique != wantSt.Unique) {
-				t.Errorf("stats %+v, want total %v unique %d", st, wantSt.Total, wantSt.Unique)
-			}
-		}
-	}
-
-	// The same stacks unsorted, from stdin, or past the reader budget go
-	// through the aggregator, and give the same bytes.
-	lines := strings.SplitAfter(readFile(t, names[1]), "\n")
-	slices.Reverse(lines)
-	unsorted := writeFile(t, "unsorted.folded", []byte(strings.Join(lines, "")))
-	stdinText := readFile(t, names[2])
-	for _, tc := range []struct {
-		name  string
-		names []string
-		opt   MergeOptions
-		why   string
-	}{
-		{"unsorted", []string{names[0], unsorted, names[2]}, MergeOptions{}, "unsorted.folded:2 is not sorted"},
-		{"stdin", []string{names[0], names[1], "-"}, MergeOptions{Stdin: strings.NewReader(stdinText)}, "- is not a regular file"},
-		{"budget", names, MergeOptions{Agg: Options{Mem: 4 << 20, TmpDir: t.TempDir()}}, "3 readers do not fit"},
-		{"spilled", []string{names[0], unsorted, names[2]}, MergeOptions{Agg: Options{Mem: 64 << 10, TmpDir: t.TempDir()}}, "readers do not fit"},
-	} {
-		got, st, err := mergeFiles(t, tc.names, tc.opt)
-		if err != nil || st.Streamed || !strings.Contains(st.Why, tc.why) {
-			t.Errorf("%s: streamed %v why %q err %v", tc.name, st.Streamed, st.Why, err)
-		}
-		if got != want {
-			t.Errorf("%s: output differs from the streamed merge", tc.name)
-		}
-		if tc.name == "spilled" && st.Runs == 0 {
-			t.Errorf("%s: nothing spilled", tc.name)
-		}
-	}
-}
-
-func readFile(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func TestMergeFilesWeights(t *testing.T) {
-	a := writeFile(t, "a", []byte("x 2\ny 3\n"))
-	b := writeFile(t, "b", []byte("x 4\nz 1\n"))
-	for _, sorted := range []bool{true, false} {
-		names := []string{a, b}
-		opt := MergeOptions{Weights: []float64{3, 0.5}}
-		if !sorted {
-			names[1] = "-"
-			opt.Stdin = strings.NewReader("x 4\nz 1\n")
-		}
-		got, st, err := mergeFiles(t, names, opt)
-		if err != nil || got != "x 8\ny 9\nz 0.5\n" || st.In.String() != "17.5" || st.Out.String() != "17.5" {
-			t.Errorf("sorted %v: %q %+v %v", sorted, got, st, err)
-		}
-	}
-	if _, _, err := mergeFiles(t, []string{a, b}, MergeOptions{Weights: []float64{1}}); err == nil {
-		t.Error("1 weight for 2 inputs accepted")
-	}
-}
-
-func TestMergeFilesErrors(t *testing.T) {
-	a := writeFile(t, "a", []byte("x 18446744073709551615\n"))
-	b := writeFile(t, "b", []byte("x 1\n"))
-	if _, _, err := mergeFiles(t, []string{a, b}, MergeOptions{}); !errors.Is(err, fold.ErrOverflow) {
-		t.Errorf("overflow: %v", err)
-	}
-	bad := writeFile(t, "bad", []byte("x 1\nbroken\n"))
-	if _, _, err := mergeFiles(t, []string{b, bad}, MergeOptions{Diag: NewDiag(io.Discard, true)}); err == nil {
-		t.Error("strict: malformed line accepted")
-	}
-	if _, _, err := mergeFiles(t, []string{filepath.Join(t.TempDir(), "missing")}, MergeOptions{}); err == nil {
-		t.Error("missing input: no error")
-	}
-}
-
-// TestMergeFilesMemoryFlat checks that merging sorted inputs takes the
-// same live heap whether they are small or 8 times larger, while the
-// aggregation of the same inputs grows with them (so the measure can
-// tell).
-func TestMergeFilesMemoryFlat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes ~30 MB of input")
-	}
-	peak := func(names []string, opt MergeOptions) uint64 {
-		var max uint64
-		var ms runtime.MemStats
-		n := 0
-		_, err := MergeFiles(names, opt, func([]byte, fold.Count) error {
-			if n++; n%8192 == 0 {
-				runtime.GC()
-				runtime.ReadMemStats(&ms)
-				max = maxOf(max, ms.HeapAlloc)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return max
-	}
-	inputs := func(lines int) []string {
-		dir := t.TempDir()
-		var names []string
-		for i := range 4 {
-			var b bytes.Buffer
-			for j := range lines {
-				fmt.Fprintf(&b, "proc;main;server_loop;handle_request_%08d;parse;input%d 7\n", j, i)
-			}
-			p := filepath.Join(dir, fmt.Sprintf("in%d", i))
-			if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			names = append(names, p)
-		}
-		return names
-	}
-	small, large := inputs(12500), inputs(100000)
-	opt := MergeOptions{Diag: NewDiag(io.Discard, false)}
-	ps, pl := peak(small, opt), peak(large, opt)
-	t.Logf("streamed merge: live heap %d KiB for 4×12.5k lines, %d KiB for 4×100k", ps>>10, pl>>10)
-	if pl > ps+1<<20 {
-		t.Errorf("streamed merge heap grew from %d to %d bytes with 8× the input", ps, pl)
-	}
-
-	// Through the aggregator (the unsorted fallback) the heap grows.
-	agg := func(names []string) []string { return append(slices.Clone(names[:3]), "-") }
-	opt.Stdin = strings.NewReader(readFile(t, small[3]))
-	as := peak(agg(small), opt)
-	opt.Stdin = strings.NewReader(readFile(t, large[3]))
-	al := peak(agg(large), opt)
-	t.Logf("aggregated: live heap %d KiB, then %d KiB", as>>10, al>>10)
-	if al < as+8<<20 {
-		t.Errorf("the aggregated merge did not grow (%d → %d bytes): the measure cannot tell", as, al)
-	}
-}
-
-func maxOf(a, b uint64) uint64 {
-	if a > b {
-		return a
-	}
-	return b
-}
-
-func BenchmarkMergeFiles(b *testing.B) {
-	dir := b.TempDir()
-	var names []string
-	var size int64
-	for i := range 4 {
-		var buf bytes.Buffer
-		for j := range 50000 {
-			fmt.Fprintf(&buf, "proc;main;server_loop;handle_request_%08d;parse;input%d %d\n", j*(i+1), i, 1+j%9)
-		}
-		p := filepath.Join(dir, fmt.Sprintf("in%d", i))
-		os.WriteFile(p, buf.Bytes(), 0o644)
-		names = append(names, p)
-		size += int64(buf.Len())
-	}
-	opt := MergeOptions{Diag: NewDiag(io.Discard, false)}
-	for _, n := range []int{2, 4} { // two inputs are merged side by side, more through a heap
-		b.Run(fmt.Sprintf("%d inputs", n), func(b *testing.B) {
-			b.SetBytes(size * int64(n) / 4)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := MergeFiles(names[:n], opt, func([]byte, fold.Count) error { return nil }); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
 // BenchmarkJoinSorted is pdiff's streamed path: two sorted files read
 // side by side.
 func BenchmarkJoinSorted(b *testing.B) {
-	dir := b.TempDir()
-	var names []string
-	var size int64
-	for i := range 2 {
-		var buf bytes.Buffer
+	names, size := stacktest.Files(b, 2, func(i int, buf *bytes.Buffer) {
 		for j := range 100000 {
-			fmt.Fprintf(&buf, "proc;main;server_loop;handle_request_%08d;parse %d\n", j*(i+2), 1+j%9)
+			fmt.Fprintf(buf, "proc;main;server_loop;handle_request_%08d;parse %d\n", j*(i+2), 1+j%9)
 		}
-		p := filepath.Join(dir, fmt.Sprintf("in%d", i))
-		os.WriteFile(p, buf.Bytes(), 0o644)
-		names = append(names, p)
-		size += int64(buf.Len())
-	}
+	})
 	diag := NewDiag(io.Discard, false)
 	b.SetBytes(size)
 	b.ReportAllocs()
@@ -519,8 +282,8 @@ func TestCheckSortedMapped(t *testing.T) {
 		fmt.Fprintf(&late, "main;f%05d 1\n", i)
 	}
 	late.WriteString("main;a 1\n")
-	defer func(w int) { checkWindow = w }(checkWindow)
-	for _, checkWindow = range []int{16 << 20, os.Getpagesize()} {
+	defer func(w int) { MapWindow = w }(MapWindow)
+	for _, MapWindow = range []int{16 << 20, os.Getpagesize()} {
 		testCheckSortedMapped(t, long.String(), late.String())
 	}
 }
@@ -535,12 +298,12 @@ func testCheckSortedMapped(t *testing.T, more ...string) {
 		"\n\n",
 		"x",
 	) {
-		path := writeFile(t, "in.folded", []byte(text))
+		path := stacktest.WriteFile(t, "in.folded", []byte(text))
 		for _, conv := range []CountFunc{nil, func(c fold.Count) fold.Count { return c.Scale(0.5) }} {
 			mapped, ok, merr := checkSortedMapped(path, conv)
 			read, rerr := checkSortedRead(path, conv)
 			if !ok || mapped != read || (merr == nil) != (rerr == nil) || merr != nil && merr.Error() != rerr.Error() {
-				t.Errorf("%.40q (%d bytes), window %d: mapped %+v %v %v, read %+v %v", text, len(text), checkWindow, mapped, ok, merr, read, rerr)
+				t.Errorf("%.40q (%d bytes), window %d: mapped %+v %v %v, read %+v %v", text, len(text), MapWindow, mapped, ok, merr, read, rerr)
 			}
 		}
 	}

@@ -62,7 +62,7 @@ func run(c *cli.Context) error {
 			if n.Float && n.F != math.Trunc(n.F) {
 				truncated = true
 			}
-			return fold.Truncate(n)
+			return Truncate(n)
 		}
 	}
 	b, err := openSide(before, o)
@@ -97,7 +97,7 @@ func run(c *cli.Context) error {
 			both++
 		}
 		if normalize {
-			cb = fold.Normalize(cb, b.total, a.total)
+			cb = Normalize(cb, b.total, a.total)
 		}
 		line = append(line[:0], stack...)
 		line = append(line, ' ')

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/stream"
+	"github.com/pfold/pfold/transform"
 )
 
 type sideOptions struct {
@@ -49,7 +50,7 @@ func openSide(name string, o sideOptions) (*side, error) {
 			n = o.conv(n)
 		}
 		if o.stripHex {
-			buf = fold.AppendStripHex(buf[:0], stack)
+			buf = transform.AppendStripHex(buf[:0], stack)
 			stack = buf
 		}
 		var err error

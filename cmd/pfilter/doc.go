@@ -28,6 +28,9 @@ Transforms:
 	                   sed substitution on each frame name (\1…\9 and & in REPL; g: every
 	                   match, i: ignore case); a frame replaced by nothing is removed
 	--strip-addrs      hex numbers 0x7f05aabb2bc9 become 0x..., as difffolded.pl -s
+	--collapse-recursive
+	                   merge identical adjacent frames into one: direct recursion f;f;f
+	                   becomes f, as stackcollapse-recursive.pl (f;g;f is kept)
 	--no-root          drop the root frame (pfold's process name)
 	--max-depth N      keep the N rootmost frames
 	--min-count N      keep the stacks whose count is at least N

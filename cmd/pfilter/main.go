@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
+	"github.com/pfold/pfold/transform"
 	"github.com/urfave/cli/v2"
 )
 
@@ -23,9 +24,9 @@ func newApp() *cli.App {
 			"transforms below, applied in the order they are given on the command line.\n" +
 			"RE is a Go regular expression matched against each frame name. When a transform\n" +
 			"can make two stacks equal (--from, --to, --drop-frame, --replace, --strip-addrs,\n" +
-			"--no-root, --max-depth), the result is aggregated again (sorted, summed, within\n" +
-			"--mem) before a --min-count or --top that follows and at the end; otherwise\n" +
-			"stacks stream through in input order.",
+			"--collapse-recursive, --no-root, --max-depth), the result is aggregated again\n" +
+			"(sorted, summed, within --mem) before a --min-count or --top that follows and\n" +
+			"at the end; otherwise stacks stream through in input order.",
 		Flags: append([]cli.Flag{
 			order.value(&cli.StringFlag{Name: "grep", Usage: "keep the stacks where some frame matches `RE`", DefaultText: "none"}),
 			order.value(&cli.StringFlag{Name: "grep-v", Usage: "drop the stacks where some frame matches `RE`", DefaultText: "none"}),
@@ -35,6 +36,7 @@ func newApp() *cli.App {
 			order.value(&cli.StringFlag{Name: "drop-frame", Usage: "remove the frames matching `RE` (a stack left empty is dropped)", DefaultText: "none"}),
 			order.value(&cli.StringFlag{Name: "replace", Usage: "sed substitution `s/RE/REPL/[gi]` on each frame name; \\1 and & in REPL (repeatable)", DefaultText: "none"}),
 			order.bool(&cli.BoolFlag{Name: "strip-addrs", Usage: "write hex addresses (0x7f05aabb2bc9) as 0x..., as difffolded.pl -s", DefaultText: "false"}),
+			order.bool(&cli.BoolFlag{Name: "collapse-recursive", Usage: "merge identical adjacent frames into one (direct recursion), as stackcollapse-recursive.pl", DefaultText: "false"}),
 			order.bool(&cli.BoolFlag{Name: "no-root", Usage: "drop the root frame (pfold's process name); one-frame stacks are dropped", DefaultText: "false"}),
 			order.value(&cli.StringFlag{Name: "max-depth", Usage: "keep the `N` rootmost frames of each stack", DefaultText: "none"}),
 			order.value(&cli.StringFlag{Name: "min-count", Usage: "keep the stacks whose count is at least `N`", DefaultText: "none"}),
@@ -70,7 +72,7 @@ func run(c *cli.Context, args []transformArg) error {
 		return err
 	}
 	var line []byte
-	st, err := stream.Filter(stream.NewFoldedReader(in, diag), ts, stream.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()},
+	st, err := transform.Filter(stream.NewFoldedReader(in, diag), ts, transform.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()},
 		func(stack []byte, n fold.Count) error {
 			line = fold.AppendLine(line[:0], stack, n)
 			_, err := out.Write(line)
@@ -97,10 +99,10 @@ func run(c *cli.Context, args []transformArg) error {
 }
 
 // transforms builds the transforms of the recorded options, in order.
-func transforms(args []transformArg) ([]fold.Transform, error) {
-	var ts []fold.Transform
+func transforms(args []transformArg) ([]transform.Transform, error) {
+	var ts []transform.Transform
 	for _, a := range args {
-		t, err := transform(a.name, a.value)
+		t, err := newTransform(a.name, a.value)
 		if err != nil {
 			return nil, cmdutil.UsageErrorf("--%s %s", a.name, err)
 		}
@@ -109,7 +111,7 @@ func transforms(args []transformArg) ([]fold.Transform, error) {
 	return ts, nil
 }
 
-func transform(name, value string) (fold.Transform, error) {
+func newTransform(name, value string) (transform.Transform, error) {
 	re := func() (*regexp.Regexp, error) {
 		if value == "" {
 			return nil, fmt.Errorf("needs a regular expression")
@@ -123,44 +125,46 @@ func transform(name, value string) (fold.Transform, error) {
 		}
 		return n, nil
 	}
-	var mk func(*regexp.Regexp) fold.Transform
+	var mk func(*regexp.Regexp) transform.Transform
 	switch name {
 	case "grep":
-		mk = fold.Grep
+		mk = transform.Grep
 	case "grep-v":
-		mk = fold.GrepV
+		mk = transform.GrepV
 	case "focus":
-		mk = fold.Focus
+		mk = transform.Focus
 	case "from", "skip-after":
-		mk = fold.From
+		mk = transform.From
 	case "to":
-		mk = fold.To
+		mk = transform.To
 	case "drop-frame":
-		mk = fold.DropFrame
+		mk = transform.DropFrame
 	case "replace":
-		return fold.Replace(value)
+		return transform.Replace(value)
 	case "strip-addrs":
-		return fold.StripAddrs(), nil
+		return transform.StripAddrs(), nil
+	case "collapse-recursive":
+		return transform.CollapseRecursive(), nil
 	case "no-root":
-		return fold.NoRoot(), nil
+		return transform.NoRoot(), nil
 	case "max-depth":
 		n, err := positive()
-		return fold.MaxDepth(n), err
+		return transform.MaxDepth(n), err
 	case "top":
 		n, err := positive()
-		return fold.TopN(n), err
+		return transform.TopN(n), err
 	case "min-count":
 		n, err := fold.ParseCount([]byte(value))
 		if err != nil {
-			return fold.Transform{}, fmt.Errorf("%q: %v", value, err)
+			return transform.Transform{}, fmt.Errorf("%q: %v", value, err)
 		}
-		return fold.MinCount(n), nil
+		return transform.MinCount(n), nil
 	default:
-		return fold.Transform{}, fmt.Errorf("unknown transform")
+		return transform.Transform{}, fmt.Errorf("unknown transform")
 	}
 	r, err := re()
 	if err != nil {
-		return fold.Transform{}, err
+		return transform.Transform{}, err
 	}
 	return mk(r), nil
 }

@@ -187,3 +187,33 @@ func TestMalformedAndUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestCollapseRecursive checks --collapse-recursive against its oracles:
+// what FlameGraph's stackcollapse-recursive.pl printed for the same
+// inputs (testdata/pfilter/collapse-recursive/perl), and inferno's
+// expected result for its own input. The vertx profile, where 191 of 200
+// stacks recurse, is also the golden file named after the option.
+func TestCollapseRecursive(t *testing.T) {
+	const dir = "../../testdata/pfilter/collapse-recursive/"
+	for _, tc := range []struct{ input, perl string }{
+		{"../../testdata/perf/flamegraph/results/perf-vertx-stacks-01-collapsed-pid.txt", "vertx.folded"},
+		{dir + "basic.txt", "basic.folded"},
+		{dir + "edge.folded", "edge.folded"},
+	} {
+		stdout, stderr, code := pfilter(t, "", tc.input, "--collapse-recursive")
+		if code != 0 || stderr != "" {
+			t.Fatalf("%s: exit %d: %s", tc.input, code, stderr)
+		}
+		if want := read(t, dir+"perl/"+tc.perl); stdout != want {
+			t.Errorf("%s: differs from stackcollapse-recursive.pl:\n%s", tc.input, stdout)
+		}
+		if tc.perl == "vertx.folded" {
+			golden(t, "collapse-recursive.folded", stdout)
+		}
+	}
+	// inferno's expected file ends without a newline.
+	stdout, _, _ := pfilter(t, "", dir+"basic.txt", "--collapse-recursive")
+	if want := read(t, dir+"results/basic-collapsed.txt"); strings.TrimSuffix(stdout, "\n") != want {
+		t.Errorf("basic.txt: differs from inferno's result:\n%s", stdout)
+	}
+}

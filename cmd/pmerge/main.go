@@ -7,7 +7,6 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
-	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -56,7 +55,7 @@ func run(c *cli.Context) error {
 		return err
 	}
 	var line []byte
-	st, err := stream.MergeFiles(names, stream.MergeOptions{Agg: aggOpt, Diag: diag, Weights: weights, Stdin: c.App.Reader},
+	st, err := MergeFiles(names, MergeOptions{Agg: aggOpt, Diag: diag, Weights: weights, Stdin: c.App.Reader},
 		func(stack []byte, n fold.Count) error {
 			line = fold.AppendLine(line[:0], stack, n)
 			_, err := out.Write(line)

@@ -82,7 +82,7 @@ func reference(t *testing.T, weights []uint64, texts ...string) string {
 	return b.String()
 }
 
-func read(t *testing.T, name string) string {
+func read(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(name)
 	if err != nil {

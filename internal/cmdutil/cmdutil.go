@@ -1,7 +1,3 @@
-// Package cmdutil holds the conventions every pfold binary shares: exit
-// codes (0 success, 1 input or runtime error, 2 usage error), options
-// accepted after file arguments, a quiet end on a closed pipe, temporary
-// files removed on SIGINT/SIGTERM, and the common flags.
 package cmdutil
 
 import (

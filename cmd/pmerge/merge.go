@@ -1,4 +1,4 @@
-package stream
+package main
 
 import (
 	"fmt"
@@ -7,12 +7,13 @@ import (
 	"strings"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
 )
 
 // MergeOptions configure MergeFiles.
 type MergeOptions struct {
-	Agg  Options // budget of the aggregation, when the inputs cannot be streamed
-	Diag *Diag
+	Agg  stream.Options // budget of the aggregation, when the inputs cannot be streamed
+	Diag *stream.Diag
 	// Weights scale the counts of the input at the same index; nil, or
 	// a weight of 1, leaves them as they are.
 	Weights []float64
@@ -31,10 +32,6 @@ type MergeStats struct {
 	Out           fold.Count // sum of the counts written
 	Runs          int        // runs spilled by the aggregation
 }
-
-// sortedInputCost estimates the memory of one SortedInput: its line
-// buffer and the read buffer below it.
-const sortedInputCost = 2*readBufSize + 64<<10
 
 // MergeFiles calls fn for every distinct stack of the named folded inputs
 // in bytewise order with its summed, weighted count.
@@ -55,7 +52,7 @@ func MergeFiles(names []string, opt MergeOptions, fn func(stack []byte, c fold.C
 	if opt.Weights != nil && len(opt.Weights) != len(names) {
 		return MergeStats{}, fmt.Errorf("%d weights for %d inputs", len(opt.Weights), len(names))
 	}
-	convs := make([]CountFunc, len(names))
+	convs := make([]stream.CountFunc, len(names))
 	for i := range names {
 		if opt.Weights != nil && opt.Weights[i] != 1 {
 			w := opt.Weights[i]
@@ -72,21 +69,21 @@ func MergeFiles(names []string, opt MergeOptions, fn func(stack []byte, c fold.C
 	return mergeStreams(names, convs, opt, fn)
 }
 
-func whyNotStreamed(names []string, convs []CountFunc, agg Options) (string, error) {
+func whyNotStreamed(names []string, convs []stream.CountFunc, agg stream.Options) (string, error) {
 	mem := agg.Mem
 	if mem <= 0 {
-		mem = DefaultMem
+		mem = stream.DefaultMem
 	}
-	if int64(len(names))*sortedInputCost > mem {
+	if int64(len(names))*stream.SortedInputMem > mem {
 		return fmt.Sprintf("%d readers do not fit in the memory budget", len(names)), nil
 	}
 	for _, n := range names {
-		if !Streamable(n) {
+		if !stream.Streamable(n) {
 			return fmt.Sprintf("%s is not a regular file", displayName(n)), nil
 		}
 	}
 	for i, n := range names {
-		chk, err := CheckSorted(n, convs[i])
+		chk, err := stream.CheckSorted(n, convs[i])
 		if err != nil {
 			return "", err
 		}
@@ -97,16 +94,16 @@ func whyNotStreamed(names []string, convs []CountFunc, agg Options) (string, err
 	return "", nil
 }
 
-func mergeStreams(names []string, convs []CountFunc, opt MergeOptions, fn func([]byte, fold.Count) error) (MergeStats, error) {
+func mergeStreams(names []string, convs []stream.CountFunc, opt MergeOptions, fn func([]byte, fold.Count) error) (MergeStats, error) {
 	st := MergeStats{Streamed: true}
-	ins := make([]*SortedInput, len(names))
-	srcs := make([]Stacks, len(names))
+	ins := make([]*stream.SortedInput, len(names))
+	srcs := make([]stream.Stacks, len(names))
 	mapped := false
 	for i, n := range names {
-		if ins[i] = newMappedSortedInput(n, opt.Diag, convs[i]); ins[i] != nil {
+		if ins[i] = stream.NewMappedSortedInput(n, opt.Diag, convs[i]); ins[i] != nil {
 			mapped = true
 		} else {
-			ins[i] = NewSortedInput(n, opt.Diag, convs[i])
+			ins[i] = stream.NewSortedInput(n, opt.Diag, convs[i])
 		}
 		srcs[i] = ins[i]
 	}
@@ -116,7 +113,7 @@ func mergeStreams(names []string, convs []CountFunc, opt MergeOptions, fn func([
 		}
 	}()
 	merge := func() error {
-		return Merge(srcs, func(stack []byte, c fold.Count) error {
+		return stream.Merge(srcs, func(stack []byte, c fold.Count) error {
 			st.Unique++
 			var err error
 			if st.Out, err = st.Out.Add(c); err != nil {
@@ -128,7 +125,7 @@ func mergeStreams(names []string, convs []CountFunc, opt MergeOptions, fn func([
 	var err error
 	if mapped {
 		// Mapped stacks fault if their file shrinks meanwhile.
-		err = CatchFault(strings.Join(names, ", "), merge)
+		err = stream.CatchFault(strings.Join(names, ", "), merge)
 	} else {
 		err = merge()
 	}
@@ -142,23 +139,23 @@ func mergeStreams(names []string, convs []CountFunc, opt MergeOptions, fn func([
 			err = fmt.Errorf("total count: %w", e)
 		}
 	}
-	if _, ok := err.(*UnsortedError); ok {
+	if _, ok := err.(*stream.UnsortedError); ok {
 		err = fmt.Errorf("%w (did the file change during the merge?)", err)
 	}
 	return st, err
 }
 
-func aggregateFiles(names []string, convs []CountFunc, opt MergeOptions, why string, fn func([]byte, fold.Count) error) (MergeStats, error) {
+func aggregateFiles(names []string, convs []stream.CountFunc, opt MergeOptions, why string, fn func([]byte, fold.Count) error) (MergeStats, error) {
 	st := MergeStats{Why: why}
-	agg := NewAggregator(opt.Agg)
+	agg := stream.NewAggregator(opt.Agg)
 	defer agg.Close()
 	for i, n := range names {
 		stdin := opt.Stdin
 		if stdin == nil {
 			stdin = os.Stdin
 		}
-		r := NewReaderStdin([]string{n}, stdin)
-		fr := NewFoldedReader(r, opt.Diag)
+		r := stream.NewReaderStdin([]string{n}, stdin)
+		fr := stream.NewFoldedReader(r, opt.Diag)
 		for fr.Next() {
 			c := fr.Count()
 			if convs[i] != nil {
@@ -185,4 +182,12 @@ func aggregateFiles(names []string, convs []CountFunc, opt MergeOptions, why str
 	as := agg.Stats()
 	st.Unique, st.Out, st.Runs = as.Unique, as.Total, as.Runs
 	return st, err
+}
+
+// displayName is how an input is named in a message.
+func displayName(name string) string {
+	if name == "" {
+		return "-"
+	}
+	return name
 }

@@ -1,4 +1,4 @@
-package stream
+package transform
 
 import (
 	"bytes"
@@ -12,11 +12,12 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
 )
 
-func filter(t testing.TB, in string, ts []fold.Transform, opt FilterOptions) (string, FilterStats) {
+func filter(t testing.TB, in string, ts []Transform, opt FilterOptions) (string, FilterStats) {
 	t.Helper()
-	fr := NewFoldedReader(NewReaderStdin(nil, strings.NewReader(in)), NewDiag(io.Discard, false))
+	fr := stream.NewFoldedReader(stream.NewReaderStdin(nil, strings.NewReader(in)), stream.NewDiag(io.Discard, false))
 	var b strings.Builder
 	st, err := Filter(fr, ts, opt, func(stack []byte, c fold.Count) error {
 		b.Write(fold.AppendLine(nil, stack, c))
@@ -30,8 +31,8 @@ func filter(t testing.TB, in string, ts []fold.Transform, opt FilterOptions) (st
 
 func TestFilter(t *testing.T) {
 	re := regexp.MustCompile
-	replace := func(s string) fold.Transform {
-		tr, err := fold.Replace(s)
+	replace := func(s string) Transform {
+		tr, err := Replace(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,23 +41,23 @@ func TestFilter(t *testing.T) {
 	const in = "p2;b 4\np1;a 3\np2;a 3\np1;c;x 1\n"
 	tests := []struct {
 		name    string
-		ts      []fold.Transform
+		ts      []Transform
 		noMerge bool
 		want    string
 		aggs    int
 	}{
 		{"no transform streams as is", nil, false, in, 0},
-		{"filters keep the input order", []fold.Transform{fold.GrepV(re("^c$"))}, false, "p2;b 4\np1;a 3\np2;a 3\n", 0},
-		{"a rewrite aggregates at the end", []fold.Transform{fold.NoRoot()}, false, "a 6\nb 4\nc;x 1\n", 1},
-		{"no-merge streams rewrites", []fold.Transform{fold.NoRoot()}, true, "b 4\na 3\na 3\nc;x 1\n", 0},
-		{"min-count after a rewrite sees sums", []fold.Transform{fold.NoRoot(), fold.MinCount(fold.Int(5))}, false, "a 6\n", 1},
-		{"min-count before a rewrite sees lines", []fold.Transform{fold.MinCount(fold.Int(4)), fold.NoRoot()}, false, "b 4\n", 1},
-		{"min-count with no-merge sees lines", []fold.Transform{fold.NoRoot(), fold.MinCount(fold.Int(5))}, true, "", 0},
-		{"top after a rewrite", []fold.Transform{fold.NoRoot(), fold.TopN(1)}, false, "a 6\n", 1},
-		{"top of lines", []fold.Transform{fold.TopN(2)}, false, "p2;b 4\np1;a 3\n", 0},
-		{"aggregation before each count stage", []fold.Transform{fold.NoRoot(), fold.MinCount(fold.Int(2)), fold.MaxDepth(1), fold.TopN(2)}, false, "a 6\nb 4\n", 2},
-		{"replace then grep", []fold.Transform{replace("s/^a$/b/"), fold.Grep(re("^b$"))}, false, "p1;b 3\np2;b 7\n", 1},
-		{"grep then replace", []fold.Transform{fold.Grep(re("^b$")), replace("s/^a$/b/")}, false, "p2;b 4\n", 1},
+		{"filters keep the input order", []Transform{GrepV(re("^c$"))}, false, "p2;b 4\np1;a 3\np2;a 3\n", 0},
+		{"a rewrite aggregates at the end", []Transform{NoRoot()}, false, "a 6\nb 4\nc;x 1\n", 1},
+		{"no-merge streams rewrites", []Transform{NoRoot()}, true, "b 4\na 3\na 3\nc;x 1\n", 0},
+		{"min-count after a rewrite sees sums", []Transform{NoRoot(), MinCount(fold.Int(5))}, false, "a 6\n", 1},
+		{"min-count before a rewrite sees lines", []Transform{MinCount(fold.Int(4)), NoRoot()}, false, "b 4\n", 1},
+		{"min-count with no-merge sees lines", []Transform{NoRoot(), MinCount(fold.Int(5))}, true, "", 0},
+		{"top after a rewrite", []Transform{NoRoot(), TopN(1)}, false, "a 6\n", 1},
+		{"top of lines", []Transform{TopN(2)}, false, "p2;b 4\np1;a 3\n", 0},
+		{"aggregation before each count stage", []Transform{NoRoot(), MinCount(fold.Int(2)), MaxDepth(1), TopN(2)}, false, "a 6\nb 4\n", 2},
+		{"replace then grep", []Transform{replace("s/^a$/b/"), Grep(re("^b$"))}, false, "p1;b 3\np2;b 7\n", 1},
+		{"grep then replace", []Transform{Grep(re("^b$")), replace("s/^a$/b/")}, false, "p2;b 4\n", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,11 +85,11 @@ func TestFilterSpills(t *testing.T) {
 	for i := range 20000 {
 		fmt.Fprintf(&in, "proc%d;main;handler_%05d;leaf 1\n", i%7, i%5000)
 	}
-	small, st := filter(t, in.String(), []fold.Transform{fold.NoRoot()}, FilterOptions{Agg: Options{Mem: 32 << 10, TmpDir: t.TempDir()}})
+	small, st := filter(t, in.String(), []Transform{NoRoot()}, FilterOptions{Agg: stream.Options{Mem: 32 << 10, TmpDir: t.TempDir()}})
 	if st.Runs == 0 {
 		t.Fatal("nothing spilled")
 	}
-	big, _ := filter(t, in.String(), []fold.Transform{fold.NoRoot()}, FilterOptions{})
+	big, _ := filter(t, in.String(), []Transform{NoRoot()}, FilterOptions{})
 	if small != big || strings.Count(big, "\n") != 5000 {
 		t.Errorf("spilled output differs or is not summed (%d lines)", strings.Count(big, "\n"))
 	}
@@ -100,12 +101,12 @@ func BenchmarkFilter(b *testing.B) {
 		fmt.Fprintf(&in, "java-%d;start_thread;JavaThread::run;Interpreter;Lcom/example/Server;::handle_%d;0x7f05aabb%04x;sys_write %d\n", i%8, i%300, i%4096, 1+i%9)
 	}
 	text := in.String()
-	replace, _ := fold.Replace(`s/^L//`)
-	ts := []fold.Transform{fold.NoRoot(), fold.DropFrame(regexp.MustCompile("^Interpreter$")), replace, fold.StripAddrs()}
+	replace, _ := Replace(`s/^L//`)
+	ts := []Transform{NoRoot(), DropFrame(regexp.MustCompile("^Interpreter$")), replace, StripAddrs()}
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
-		fr := NewFoldedReader(NewReaderStdin(nil, strings.NewReader(text)), NewDiag(io.Discard, false))
+		fr := stream.NewFoldedReader(stream.NewReaderStdin(nil, strings.NewReader(text)), stream.NewDiag(io.Discard, false))
 		if _, err := Filter(fr, ts, FilterOptions{}, func([]byte, fold.Count) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
@@ -133,16 +134,16 @@ func TestFilterReadTwice(t *testing.T) {
 		"no newline":      "a;x 1\nb 2",
 		"duplicates kept": "a 1\na 2\na;x 3\n",
 	}
-	chains := map[string][]fold.Transform{
-		"drop-frame":          {fold.DropFrame(re("^x$"))},
-		"no-root":             {fold.NoRoot()},
-		"grep-v then drop":    {fold.GrepV(re("^y$")), fold.DropFrame(re("^x$"))},
-		"drop then min-count": {fold.DropFrame(re("^x$")), fold.MinCount(fold.Int(3)), fold.MaxDepth(1)},
-		"min-count then drop": {fold.MinCount(fold.Int(2)), fold.DropFrame(re("^x$")), fold.TopN(2)},
-		"top first":           {fold.TopN(3), fold.DropFrame(re("^x$"))},
+	chains := map[string][]Transform{
+		"drop-frame":          {DropFrame(re("^x$"))},
+		"no-root":             {NoRoot()},
+		"grep-v then drop":    {GrepV(re("^y$")), DropFrame(re("^x$"))},
+		"drop then min-count": {DropFrame(re("^x$")), MinCount(fold.Int(3)), MaxDepth(1)},
+		"min-count then drop": {MinCount(fold.Int(2)), DropFrame(re("^x$")), TopN(2)},
+		"top first":           {TopN(3), DropFrame(re("^x$"))},
 	}
 	dir := t.TempDir()
-	defer func(w int) { checkWindow = w }(checkWindow)
+	defer func(w int) { stream.MapWindow = w }(stream.MapWindow)
 	for iname, in := range inputs {
 		path := filepath.Join(dir, strings.ReplaceAll(iname, " ", "_"))
 		if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
@@ -156,7 +157,7 @@ func TestFilterReadTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 		for cname, ts := range chains {
-			run := func(fr *FoldedReader, names []string) (string, FilterStats, string) {
+			run := func(fr *stream.FoldedReader, names []string) (string, FilterStats, string) {
 				var out strings.Builder
 				st, err := Filter(fr, ts, FilterOptions{Names: names}, func(stack []byte, c fold.Count) error {
 					out.Write(fold.AppendLine(nil, stack, c))
@@ -168,19 +169,19 @@ func TestFilterReadTwice(t *testing.T) {
 				return out.String(), st, fmt.Sprint(fr.Lines, fr.Stacks)
 			}
 			var pipeDiag strings.Builder
-			pd := NewDiag(&pipeDiag, false)
-			want, wst, wlines := run(NewFoldedReader(NewReaderStdin(nil, strings.NewReader(in)), pd), nil)
+			pd := stream.NewDiag(&pipeDiag, false)
+			want, wst, wlines := run(stream.NewFoldedReader(stream.NewReaderStdin(nil, strings.NewReader(in)), pd), nil)
 			pd.Flush()
 			// Mapped in one window or many, or compressed and read.
 			for _, f := range []struct {
 				path   string
 				window int
 			}{{path, 16 << 20}, {path, os.Getpagesize()}, {path + ".gz", 16 << 20}} {
-				checkWindow = f.window
+				stream.MapWindow = f.window
 				var fileDiag strings.Builder
-				fd := NewDiag(&fileDiag, false)
-				r := NewReader([]string{f.path})
-				got, gst, glines := run(NewFoldedReader(r, fd), []string{f.path})
+				fd := stream.NewDiag(&fileDiag, false)
+				r := stream.NewReader([]string{f.path})
+				got, gst, glines := run(stream.NewFoldedReader(r, fd), []string{f.path})
 				r.Close()
 				fd.Flush()
 				if got != want {
@@ -213,7 +214,7 @@ func BenchmarkFilterSortedFile(b *testing.B) {
 	if err := os.WriteFile(path, in.Bytes(), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	ts := []fold.Transform{fold.DropFrame(regexp.MustCompile("^Interpreter$"))}
+	ts := []Transform{DropFrame(regexp.MustCompile("^Interpreter$"))}
 	for _, bc := range []struct {
 		name  string
 		names []string
@@ -222,8 +223,8 @@ func BenchmarkFilterSortedFile(b *testing.B) {
 			b.SetBytes(int64(in.Len()))
 			b.ReportAllocs()
 			for b.Loop() {
-				r := NewReader([]string{path})
-				fr := NewFoldedReader(r, NewDiag(io.Discard, false))
+				r := stream.NewReader([]string{path})
+				fr := stream.NewFoldedReader(r, stream.NewDiag(io.Discard, false))
 				if _, err := Filter(fr, ts, FilterOptions{Names: bc.names}, func([]byte, fold.Count) error { return nil }); err != nil {
 					b.Fatal(err)
 				}

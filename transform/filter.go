@@ -1,18 +1,18 @@
-package stream
+package transform
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
 )
 
 // FilterOptions configure Filter.
 type FilterOptions struct {
 	// Agg is the budget shared by the aggregations Filter needs.
-	Agg Options
+	Agg stream.Options
 	// NoMerge streams the transformed stacks out as they come, without
 	// aggregating them again, even when a transform can make two stacks
 	// equal; --top then keeps the heaviest lines.
@@ -41,15 +41,15 @@ type FilterStats struct {
 // Filter reads folded stacks from fr, applies ts to each in order, and
 // calls emit with the results. When a transform that can make two stacks
 // equal (Merges) comes before one that looks at counts, or before the
-// end, the stream is aggregated there through an Aggregator (sorted,
+// end, the stream is aggregated there through a stream.Aggregator (sorted,
 // summed, within the memory budget), unless opt.NoMerge. Without such a
 // transform the stacks stream through in their input order.
 //
 // When opt.Names are regular files and fr has not been read, the first
 // aggregation may be done by reading them twice instead (see
 // filterSorted): sorted input, such as pfold's output, then costs the
-// Aggregator only the stacks the transforms rewrote.
-func Filter(fr *FoldedReader, ts []fold.Transform, opt FilterOptions, emit func(stack []byte, c fold.Count) error) (FilterStats, error) {
+// stream.Aggregator only the stacks the transforms rewrote.
+func Filter(fr *stream.FoldedReader, ts []Transform, opt FilterOptions, emit func(stack []byte, c fold.Count) error) (FilterStats, error) {
 	p := planFilter(ts, opt)
 	if p.first >= 0 && canReadTwice(fr, ts[:p.first], opt.Names) {
 		st, err := filterSorted(fr, ts, opt.Names, p, emit)
@@ -70,10 +70,10 @@ func Filter(fr *FoldedReader, ts []fold.Transform, opt FilterOptions, emit func(
 type filterPlan struct {
 	aggBefore []bool // before ts[i]; aggBefore[len(ts)]: at the end
 	first     int    // the first i with aggBefore[i], or -1
-	aggOpt    Options
+	aggOpt    stream.Options
 }
 
-func planFilter(ts []fold.Transform, opt FilterOptions) filterPlan {
+func planFilter(ts []Transform, opt FilterOptions) filterPlan {
 	p := filterPlan{aggBefore: make([]bool, len(ts)+1), first: -1, aggOpt: opt.Agg}
 	dirty := false
 	for i, t := range ts {
@@ -96,7 +96,7 @@ func planFilter(ts []fold.Transform, opt FilterOptions) filterPlan {
 	}
 	if naggs > 1 {
 		if p.aggOpt.Mem <= 0 {
-			p.aggOpt.Mem = DefaultMem
+			p.aggOpt.Mem = stream.DefaultMem
 		}
 		p.aggOpt.Mem /= int64(naggs)
 	}
@@ -106,12 +106,12 @@ func planFilter(ts []fold.Transform, opt FilterOptions) filterPlan {
 // chain is the sinks of a Filter, built from its end.
 type chain struct {
 	head  sink
-	aggs  []*Aggregator
+	aggs  []*stream.Aggregator
 	split *splitSink // in place of the first aggregation, when split
 	rest  sink       // what the first aggregation feeds
 }
 
-func newChain(ts []fold.Transform, p filterPlan, emit func([]byte, fold.Count) error, split bool) (*FilterStats, *chain) {
+func newChain(ts []Transform, p filterPlan, emit func([]byte, fold.Count) error, split bool) (*FilterStats, *chain) {
 	st := &FilterStats{Stages: make([]StageStats, len(ts))}
 	for i := range ts {
 		st.Stages[i].Name = ts[i].Name
@@ -120,7 +120,7 @@ func newChain(ts []fold.Transform, p filterPlan, emit func([]byte, fold.Count) e
 	var next sink = &emitSink{st: st, emit: emit}
 	for i := len(ts); i >= 0; i-- {
 		if p.aggBefore[i] {
-			a := NewAggregator(p.aggOpt)
+			a := stream.NewAggregator(p.aggOpt)
 			ch.aggs = append(ch.aggs, a)
 			if i == p.first && split {
 				ch.rest = next
@@ -135,7 +135,7 @@ func newChain(ts []fold.Transform, p filterPlan, emit func([]byte, fold.Count) e
 		}
 		t := &ts[i-1]
 		if t.Top > 0 {
-			next = &topSink{top: fold.NewTop(t.Top), next: next, stage: &st.Stages[i-1]}
+			next = &topSink{top: NewTop(t.Top), next: next, stage: &st.Stages[i-1]}
 		} else {
 			next = &transformSink{t: t, next: next, stage: &st.Stages[i-1]}
 		}
@@ -151,7 +151,7 @@ func (ch *chain) close() {
 }
 
 // feed pushes the stacks of fr down the chain.
-func feed(fr *FoldedReader, head sink, st *FilterStats) error {
+func feed(fr *stream.FoldedReader, head sink, st *FilterStats) error {
 	for fr.Next() {
 		c := fr.Count()
 		st.InStacks++
@@ -161,48 +161,6 @@ func feed(fr *FoldedReader, head sink, st *FilterStats) error {
 		}
 		if err := head.push(fr.Stack(), c); err != nil {
 			return fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
-		}
-	}
-	return fr.Err()
-}
-
-// foldedLines returns a function of whole lines of the named input, for
-// mapLines, that calls take with the stack and count of each well-formed
-// line and its number, as a FoldedReader reads them.
-func foldedLines(name string, take func(stack []byte, c fold.Count, name string, line int) error) func([]byte) (bool, error) {
-	line := 0
-	return func(data []byte) (bool, error) {
-		for len(data) > 0 {
-			line++
-			text := data
-			if i := bytes.IndexByte(data, '\n'); i >= 0 {
-				text, data = data[:i], data[i+1:]
-			} else {
-				data = nil
-			}
-			if isBlank(text) {
-				continue
-			}
-			stack, c, err := fold.ParseLine(text)
-			if err != nil {
-				continue
-			}
-			if err := take(stack, c, name, line); err != nil {
-				return true, err
-			}
-		}
-		return false, nil
-	}
-}
-
-// readFoldedLines is foldedLines of an input read instead of mapped.
-func readFoldedLines(name string, take func(stack []byte, c fold.Count, name string, line int) error) error {
-	r := NewReader([]string{name})
-	defer r.Close()
-	fr := NewFoldedReader(r, NewDiag(io.Discard, false))
-	for fr.Next() {
-		if err := take(fr.Stack(), fr.Count(), fr.Name(), fr.Line()); err != nil {
-			return err
 		}
 	}
 	return fr.Err()
@@ -219,8 +177,8 @@ var errNotSorted = errors.New("not sorted")
 // files, not read yet, whose malformed lines are not fatal (the first
 // pass would not see them first), and transforms up to the first
 // aggregation that see one stack at a time (no --top).
-func canReadTwice(fr *FoldedReader, before []fold.Transform, names []string) bool {
-	if len(names) == 0 || fr.Lines > 0 || fr.diag != nil && fr.diag.strict {
+func canReadTwice(fr *stream.FoldedReader, before []Transform, names []string) bool {
+	if len(names) == 0 || fr.Lines > 0 || fr.Strict() {
 		return false
 	}
 	for _, t := range before {
@@ -229,7 +187,7 @@ func canReadTwice(fr *FoldedReader, before []fold.Transform, names []string) boo
 		}
 	}
 	for _, n := range names {
-		if !Streamable(n) {
+		if !stream.Streamable(n) {
 			return false
 		}
 	}
@@ -239,15 +197,15 @@ func canReadTwice(fr *FoldedReader, before []fold.Transform, names []string) boo
 // filterSorted does the first aggregation of a Filter in two passes over
 // the named files. The first pass applies the transforms before it and
 // marks the stacks they left unchanged; only the stacks they rewrote go
-// to the Aggregator. When the unchanged stacks are in bytewise order, as
+// to the stream.Aggregator. When the unchanged stacks are in bytewise order, as
 // in pfold's output, the second pass reads them again through fr, in
-// order, and merges them with the Aggregator's: the same stacks and sums
+// order, and merges them with the stream.Aggregator's: the same stacks and sums
 // as aggregating all, at the cost of a second read instead of hashing,
 // sorting and spilling every stack. It returns errNotSorted, having
 // emitted nothing, when the marked stacks are out of order, a count is
 // a decimal (whose sums depend on the order of addition), or the first
 // giveUpAfter stacks were all rewritten: Filter then aggregates as usual.
-func filterSorted(fr *FoldedReader, ts []fold.Transform, names []string, p filterPlan, emit func([]byte, fold.Count) error) (FilterStats, error) {
+func filterSorted(fr *stream.FoldedReader, ts []Transform, names []string, p filterPlan, emit func([]byte, fold.Count) error) (FilterStats, error) {
 	st, ch := newChain(ts, p, emit, true)
 	defer ch.close()
 	split := ch.split
@@ -270,7 +228,7 @@ func filterSorted(fr *FoldedReader, ts []fold.Transform, names []string, p filte
 		split.n++
 		if split.n == giveUpAfter && split.marked == 0 {
 			// The transforms rewrite every stack: all would go to
-			// the Aggregator anyway, and the second read is waste.
+			// the stream.Aggregator anyway, and the second read is waste.
 			return errNotSorted
 		}
 		return nil
@@ -278,24 +236,20 @@ func filterSorted(fr *FoldedReader, ts []fold.Transform, names []string, p filte
 	// Malformed lines are skipped here and reported by the second pass,
 	// through fr.
 	for _, name := range names {
-		ok, err := mapLines(name, foldedLines(displayName(name), take))
-		if !ok {
-			err = readFoldedLines(name, take)
-		}
-		if err != nil {
+		if err := stream.EachStack(name, take); err != nil {
 			return *st, err
 		}
 	}
 	a := split.agg
 	unchanged := &markedStacks{fr: fr, marks: split.marks, unique: !split.repeats}
 	rewritten := a.Sorted()
-	err := Merge([]Stacks{unchanged, rewritten}, ch.rest.push)
+	err := stream.Merge([]stream.Stacks{unchanged, rewritten}, ch.rest.push)
 	rewritten.Close()
 	// A file that changed between the reads shows in its stacks' order
 	// (when they repeat) or in their number and length.
 	changed := unchanged.n != split.n || unchanged.bytes != split.bytes
-	if _, ok := err.(*UnsortedError); ok || err == nil && changed {
-		err = fmt.Errorf("%s changed between the two reads of filtering", displayName(fr.Name()))
+	if _, ok := err.(*stream.UnsortedError); ok || err == nil && changed {
+		err = fmt.Errorf("%s changed between the two reads of filtering", displayName(fr))
 	}
 	if err != nil {
 		return *st, err
@@ -307,9 +261,9 @@ func filterSorted(fr *FoldedReader, ts []fold.Transform, names []string, p filte
 
 // splitSink takes the place of the first aggregation in the first pass
 // of filterSorted. A stack equal to the input line's (in) is marked, to
-// be read again in order; a rewritten one goes to the Aggregator.
+// be read again in order; a rewritten one goes to the stream.Aggregator.
 type splitSink struct {
-	agg     *Aggregator
+	agg     *stream.Aggregator
 	in      []byte   // the stack of the input line
 	n       int64    // input stacks before this one
 	marks   []uint64 // bit n: stack n reaches here unchanged
@@ -346,7 +300,7 @@ func (s *splitSink) flush() error { return nil }
 // markedStacks reads again the stacks marked by a splitSink, in order,
 // each once with its summed count.
 type markedStacks struct {
-	fr    *FoldedReader
+	fr    *stream.FoldedReader
 	marks []uint64
 	n     int64 // input stacks read
 	bytes int64 // summed length of the marked stacks read
@@ -403,7 +357,7 @@ func (m *markedStacks) Next() bool {
 			m.ahead = true
 			return true
 		default:
-			m.err, m.done = &UnsortedError{Name: m.fr.Name(), Line: m.fr.Line()}, true
+			m.err, m.done = &stream.UnsortedError{Name: m.fr.Name(), Line: m.fr.Line()}, true
 			return false
 		}
 	}
@@ -423,7 +377,7 @@ type sink interface {
 }
 
 type transformSink struct {
-	t     *fold.Transform
+	t     *Transform
 	buf   []byte // the transform's output, which the next sink reads
 	next  sink
 	stage *StageStats
@@ -455,7 +409,7 @@ func (s *StageStats) drop(c fold.Count) error {
 }
 
 type topSink struct {
-	top   *fold.Top
+	top   *Top
 	n     int64
 	next  sink
 	stage *StageStats
@@ -493,7 +447,7 @@ func subCount(a, b fold.Count) fold.Count {
 }
 
 type aggSink struct {
-	agg  *Aggregator
+	agg  *stream.Aggregator
 	next sink
 	st   *FilterStats
 }
@@ -524,3 +478,11 @@ func (s *emitSink) push(stack []byte, c fold.Count) error {
 }
 
 func (s *emitSink) flush() error { return nil }
+
+// displayName is the name of fr's input in a message.
+func displayName(fr *stream.FoldedReader) string {
+	if fr.Name() == "" {
+		return "-"
+	}
+	return fr.Name()
+}

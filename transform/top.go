@@ -1,9 +1,11 @@
-package fold
+package transform
 
 import (
 	"cmp"
 	"container/heap"
 	"slices"
+
+	"github.com/pfold/pfold/fold"
 )
 
 // Top keeps the n heaviest of the stacks pushed to it, in memory
@@ -19,7 +21,7 @@ type Top struct {
 // TopEntry is a stack kept by Top.
 type TopEntry struct {
 	Stack []byte
-	Count Count
+	Count fold.Count
 	seq   int64 // push order
 }
 
@@ -27,7 +29,7 @@ type TopEntry struct {
 func NewTop(n int) *Top { return &Top{n: n} }
 
 // Push offers a stack; it is copied when kept.
-func (t *Top) Push(stack []byte, c Count) {
+func (t *Top) Push(stack []byte, c fold.Count) {
 	t.seq++
 	if t.n <= 0 {
 		return

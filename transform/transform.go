@@ -1,4 +1,4 @@
-package fold
+package transform
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/pfold/pfold/fold"
 )
 
 // A Transform rewrites or drops one folded stack at a time. pfilter
@@ -30,12 +32,12 @@ type Transform struct {
 	// transform that Merges.
 	Counts bool
 
-	apply func(dst, stack []byte, c Count) ([]byte, bool)
+	apply func(dst, stack []byte, c fold.Count) ([]byte, bool)
 }
 
 // Apply returns the transformed stack, or keep=false when the stack is
 // dropped. The result may alias stack or dst.
-func (t *Transform) Apply(dst, stack []byte, c Count) (out []byte, keep bool) {
+func (t *Transform) Apply(dst, stack []byte, c fold.Count) (out []byte, keep bool) {
 	return t.apply(dst, stack, c)
 }
 
@@ -65,7 +67,7 @@ func (m frameRE) anyFrame(stack []byte) bool {
 		return false
 	}
 	found := false
-	Frames(stack, func(f []byte) bool {
+	fold.Frames(stack, func(f []byte) bool {
 		found = m.re.Match(f)
 		return !found
 	})
@@ -75,7 +77,7 @@ func (m frameRE) anyFrame(stack []byte) bool {
 // Grep keeps the stacks in which some frame matches re.
 func Grep(re *regexp.Regexp) Transform {
 	m := newFrameRE(re)
-	return Transform{Name: "--grep=" + re.String(), apply: func(_, stack []byte, _ Count) ([]byte, bool) {
+	return Transform{Name: "--grep=" + re.String(), apply: func(_, stack []byte, _ fold.Count) ([]byte, bool) {
 		return stack, m.anyFrame(stack)
 	}}
 }
@@ -83,7 +85,7 @@ func Grep(re *regexp.Regexp) Transform {
 // GrepV drops the stacks in which some frame matches re.
 func GrepV(re *regexp.Regexp) Transform {
 	m := newFrameRE(re)
-	return Transform{Name: "--grep-v=" + re.String(), apply: func(_, stack []byte, _ Count) ([]byte, bool) {
+	return Transform{Name: "--grep-v=" + re.String(), apply: func(_, stack []byte, _ fold.Count) ([]byte, bool) {
 		return stack, !m.anyFrame(stack)
 	}}
 }
@@ -101,12 +103,12 @@ func Focus(re *regexp.Regexp) Transform {
 // whole.
 func From(re *regexp.Regexp) Transform {
 	m := newFrameRE(re)
-	return Transform{Name: "--from=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+	return Transform{Name: "--from=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
 		if !m.mayMatch(stack) {
 			return stack, true
 		}
 		off, start := 0, -1
-		Frames(stack, func(f []byte) bool {
+		fold.Frames(stack, func(f []byte) bool {
 			if re.Match(f) {
 				start = off
 				return false
@@ -125,12 +127,12 @@ func From(re *regexp.Regexp) Transform {
 // which becomes the leaf. Stacks with no matching frame are kept whole.
 func To(re *regexp.Regexp) Transform {
 	m := newFrameRE(re)
-	return Transform{Name: "--to=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+	return Transform{Name: "--to=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
 		if !m.mayMatch(stack) {
 			return stack, true
 		}
 		off, end := 0, len(stack)
-		Frames(stack, func(f []byte) bool {
+		fold.Frames(stack, func(f []byte) bool {
 			if re.Match(f) {
 				end = off + len(f)
 			}
@@ -145,18 +147,18 @@ func To(re *regexp.Regexp) Transform {
 // left with no frame is dropped.
 func DropFrame(re *regexp.Regexp) Transform {
 	m := newFrameRE(re)
-	return Transform{Name: "--drop-frame=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+	return Transform{Name: "--drop-frame=" + re.String(), Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
 		// With no frame to drop the stack is kept as it is, unless it
 		// starts or ends with an empty frame, which the loop below
 		// leaves out.
-		if len(stack) > 0 && stack[0] != Sep && stack[len(stack)-1] != Sep && !m.mayMatch(stack) {
+		if len(stack) > 0 && stack[0] != fold.Sep && stack[len(stack)-1] != fold.Sep && !m.mayMatch(stack) {
 			return stack, true
 		}
 		start := len(dst)
-		Frames(stack, func(f []byte) bool {
+		fold.Frames(stack, func(f []byte) bool {
 			if !re.Match(f) {
 				if len(dst) > start {
-					dst = append(dst, Sep)
+					dst = append(dst, fold.Sep)
 				}
 				dst = append(dst, f...)
 			}
@@ -169,8 +171,8 @@ func DropFrame(re *regexp.Regexp) Transform {
 // NoRoot drops the root frame (the process name pfold puts there); a
 // stack of one frame is dropped.
 func NoRoot() Transform {
-	return Transform{Name: "--no-root", Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
-		i := bytes.IndexByte(stack, Sep)
+	return Transform{Name: "--no-root", Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
+		i := bytes.IndexByte(stack, fold.Sep)
 		if i < 0 {
 			return dst, false
 		}
@@ -180,10 +182,10 @@ func NoRoot() Transform {
 
 // MaxDepth keeps the n rootmost frames of every stack (n ≥ 1).
 func MaxDepth(n int) Transform {
-	return Transform{Name: fmt.Sprintf("--max-depth=%d", n), Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+	return Transform{Name: fmt.Sprintf("--max-depth=%d", n), Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
 		end, depth := 0, 0
 		for end < len(stack) {
-			i := bytes.IndexByte(stack[end:], Sep)
+			i := bytes.IndexByte(stack[end:], fold.Sep)
 			if i < 0 {
 				end = len(stack)
 				break
@@ -199,9 +201,58 @@ func MaxDepth(n int) Transform {
 	}}
 }
 
+// CollapseRecursive merges each run of identical adjacent frames into
+// one, so that direct recursion (f calling f) shows as a single frame, as
+// FlameGraph's stackcollapse-recursive.pl and inferno's collapse-recursive
+// do. Indirect recursion (f;g;f) is kept. Empty frames are frames like
+// any other: the Perl also drops an empty root frame (its "previous
+// frame" starts as the empty string) and trailing empty frames (Perl's
+// split drops them), artifacts not kept here. A stack left with no
+// frame at all (";") is dropped.
+func CollapseRecursive() Transform {
+	return Transform{Name: "--collapse-recursive", Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
+		if !hasRepeatedFrame(stack) {
+			return stack, true
+		}
+		start := len(dst)
+		var last []byte
+		for i, rest := 0, stack; ; i++ {
+			f, tail, more := bytes.Cut(rest, []byte{fold.Sep})
+			if i == 0 || !bytes.Equal(f, last) {
+				if i > 0 {
+					dst = append(dst, fold.Sep)
+				}
+				dst = append(dst, f...)
+			}
+			last = f
+			if !more {
+				break
+			}
+			rest = tail
+		}
+		return dst, len(dst) > start
+	}}
+}
+
+// hasRepeatedFrame reports whether two adjacent frames of stack are
+// equal: most stacks have none, and are passed on without a copy.
+func hasRepeatedFrame(stack []byte) bool {
+	last, rest := []byte(nil), stack
+	for i := 0; ; i++ {
+		f, tail, more := bytes.Cut(rest, []byte{fold.Sep})
+		if i > 0 && bytes.Equal(f, last) {
+			return true
+		}
+		if !more {
+			return false
+		}
+		last, rest = f, tail
+	}
+}
+
 // MinCount keeps the stacks whose count is at least min.
-func MinCount(min Count) Transform {
-	return Transform{Name: "--min-count=" + min.String(), Counts: true, apply: func(_, stack []byte, c Count) ([]byte, bool) {
+func MinCount(min fold.Count) Transform {
+	return Transform{Name: "--min-count=" + min.String(), Counts: true, apply: func(_, stack []byte, c fold.Count) ([]byte, bool) {
 		return stack, !c.Less(min)
 	}}
 }
@@ -215,7 +266,7 @@ func TopN(n int) Transform {
 // digits with "0x...", as difffolded.pl -s does, so that stacks that
 // differ only by addresses become one.
 func StripAddrs() Transform {
-	return Transform{Name: "--strip-addrs", Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+	return Transform{Name: "--strip-addrs", Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
 		return AppendStripHex(dst, stack), true
 	}}
 }
@@ -256,12 +307,12 @@ func Replace(spec string) (Transform, error) {
 	if err != nil {
 		return Transform{}, err
 	}
-	return Transform{Name: "--replace=" + spec, Merges: true, apply: func(dst, stack []byte, _ Count) ([]byte, bool) {
+	return Transform{Name: "--replace=" + spec, Merges: true, apply: func(dst, stack []byte, _ fold.Count) ([]byte, bool) {
 		start := len(dst)
-		Frames(stack, func(f []byte) bool {
+		fold.Frames(stack, func(f []byte) bool {
 			mark := len(dst)
 			if len(dst) > start {
-				dst = append(dst, Sep)
+				dst = append(dst, fold.Sep)
 			}
 			body := len(dst)
 			dst = appendSubst(dst, re, tmpl, global, f)

@@ -1,0 +1,36 @@
+// Package pprof converts folded stacks to a pprof profile (profile.proto,
+// gzipped), the format read by go tool pprof, Pyroscope, Parca and
+// Speedscope.
+//
+// Each folded line "root;…;leaf COUNT" becomes one sample whose value is
+// COUNT and whose locations are the frames, leaf first as profile.proto
+// requires. Frames are de-duplicated by name: each distinct frame name is
+// one Function and one Location (no address, no mapping, line 0), so
+// pprof's per-function views sum the samples of every stack a frame is on.
+//
+// # Counts
+//
+// Sample values in profile.proto are int64. Integer counts are written
+// exactly; a count above the int64 range is an error. A decimal count is
+// rounded to the nearest integer (halves away from zero): pprof has no
+// fractional values, and silently scaling them would change what the
+// numbers mean. Options.Scale multiplies every count before rounding, so
+// counts with fractions survive when the unit is changed to match (for
+// example milliseconds with three decimals, Scale 1000 and unit
+// microseconds). Builder.Rounded reports whether any value was rounded.
+//
+// # Memory
+//
+// A profile is one protobuf message, so the whole profile is built in
+// memory before anything is written: about 100 bytes per folded line plus
+// 8 bytes per frame of it, one Function and Location per distinct frame
+// name, and the encoded profile at the end. Aggregating first (pmerge),
+// so that each distinct stack is one line, keeps this to the size of the
+// distinct stacks.
+//
+// # What it must never import
+//
+// Of pfold's packages, only fold: it is a writer, fed stacks by its
+// command. Never stream, transform, ingest, internal/cmdutil or a command.
+// github.com/google/pprof/profile is its one outside dependency.
+package pprof
