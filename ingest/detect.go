@@ -8,6 +8,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/marshal"
+	"github.com/pfold/pfold/ingest/perfdata"
 )
 
 // Format names an input format pfold reads.
@@ -18,10 +19,11 @@ const (
 	FormatPerfReport Format = "perf-report" // perf report -g folded text
 	FormatStackprof  Format = "stackprof"   // Ruby stackprof dump, Marshal or JSON
 	FormatFolded     Format = "folded"      // folded stacks "a;b;c COUNT"
+	FormatPerfData   Format = "perf-data"   // perf record's perf.data, file or pipe mode
 )
 
 // Formats lists the formats, in the order --format names them.
-var Formats = []Format{FormatPerfScript, FormatPerfReport, FormatStackprof, FormatFolded}
+var Formats = []Format{FormatPerfScript, FormatPerfReport, FormatStackprof, FormatFolded, FormatPerfData}
 
 // ParseFormat returns the format called s, one of Formats or "auto".
 func ParseFormat(s string) (Format, error) {
@@ -61,6 +63,9 @@ const detectLines = 32
 // When nothing fits, the error quotes the first data line. A last line
 // cut off by the end of prefix is not weighed unless it is the only one.
 func Detect(prefix []byte) (Format, error) {
+	if perfdata.IsPerfData(prefix) {
+		return FormatPerfData, nil
+	}
 	if bytes.HasPrefix(prefix, marshal.Magic) {
 		return FormatStackprof, nil
 	}

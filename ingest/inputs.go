@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/perfdata"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -28,6 +30,8 @@ type Inputs struct {
 	// Detected, when set, is told the format found for each input
 	// (with FormatAuto only).
 	Detected func(name string, f Format)
+	// PerfData says where perf.data inputs find their symbols.
+	PerfData perfdata.Options
 
 	report  *PerfReport
 	stats   InputsStats
@@ -36,6 +40,7 @@ type Inputs struct {
 	pending []pendingLine // lines read while detecting
 	pendLen int
 	dump    []byte // the stackprof input being gathered
+	pdata   format.Parser
 }
 
 type pendingLine struct {
@@ -137,8 +142,19 @@ func (in *Inputs) begin() {
 		in.report.Reset()
 	case FormatStackprof:
 		in.dump = in.dump[:0]
+	case FormatPerfData:
+		in.pdata = perfdata.NewParser(in.PerfData, scriptParser{in.PerfScript})
 	}
 }
+
+// scriptParser hands the perf script text of a perf.data recording to
+// the perf script parser, so that its options apply unchanged.
+type scriptParser struct{ p *PerfScript }
+
+func (s scriptParser) Line(name string, n int, line []byte) error {
+	return s.p.Line(name, n, line)
+}
+func (s scriptParser) End() error { return s.p.End() }
 
 func (in *Inputs) line(n int, text []byte) error {
 	switch in.cur {
@@ -151,6 +167,8 @@ func (in *Inputs) line(n int, text []byte) error {
 	case FormatStackprof:
 		in.dump = append(append(in.dump, text...), '\n')
 		return nil
+	case FormatPerfData:
+		return in.pdata.Line(in.name, n, text)
 	}
 	return in.folded(n, text)
 }
@@ -177,6 +195,10 @@ func (in *Inputs) endInput() error {
 	switch in.cur {
 	case FormatPerfScript:
 		if err := in.PerfScript.End(); err != nil {
+			return err
+		}
+	case FormatPerfData:
+		if err := in.pdata.End(); err != nil {
 			return err
 		}
 	case FormatStackprof:

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 
 	"github.com/pfold/pfold/ingest"
+	"github.com/pfold/pfold/ingest/perfdata"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
@@ -15,9 +17,10 @@ func main() { cmdutil.Main(newApp()) }
 func newApp() *cli.App {
 	return &cli.App{
 		Name:      "pfold",
-		Usage:     "fold perf script output into flame-graph stacks",
+		Usage:     "fold perf.data or perf script output into flame-graph stacks",
 		UsageText: "pfold [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
-		Description: "Reads perf script text (any layout), perf report -g folded output, Ruby stackprof\n" +
+		Description: "Reads perf.data recordings (file or pipe mode: symbols named as perf script names them),\n" +
+			"perf script text (any layout), perf report -g folded output, Ruby stackprof\n" +
 			"dumps or folded stacks (see --format) and writes folded stacks \"comm;root;...;leaf COUNT\",\n" +
 			"sorted, to stdout or -o FILE. The perf script options are stackcollapse-perf.pl's.",
 		Flags: append([]cli.Flag{
@@ -31,10 +34,14 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "event-filter", Usage: "fold only samples of `EVENT`", DefaultText: "the first event seen"},
 			&cli.StringSliceFlag{Name: "skip-after", Usage: "drop the callers above `FRAME` and the process name (repeatable)"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.GOMAXPROCS(0), DefaultText: "the number of cores", Usage: "parse perf script with `N` workers; the output is the same for any N"},
-			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input `FORMAT`: perf-script, perf-report (perf report -g folded), stackprof (Marshal or JSON dump), folded, or auto (detected per input)"},
+			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input `FORMAT`: perf-script, perf-report (perf report -g folded), stackprof (Marshal or JSON dump), folded, perf-data (perf.data, file or pipe mode), or auto (detected per input)"},
+			&cli.StringFlag{Name: "symfs", Usage: "perf.data: look for binaries and debug files under `DIR`, as perf script --symfs"},
+			&cli.StringFlag{Name: "kallsyms", Usage: "perf.data: kernel symbols from `FILE`, as perf script --kallsyms", DefaultText: "/proc/kallsyms when the recording's kernel is the running one"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
-		Metadata: map[string]any{"examples": "perf script | pfold > out.folded\n" +
+		Metadata: map[string]any{"examples": "perf record -g -- ./app && pfold perf.data | pflame > cpu.svg\n" +
+			"perf record -g -o - -- ./app | pfold > out.folded\n" +
+			"perf script | pfold > out.folded\n" +
 			"pfold --pid dump.txt.zst | flamegraph.pl > out.svg\n" +
 			"pfold --mem 64MiB --stats huge.txt.gz -o out.folded"},
 		Action: run,
@@ -108,7 +115,12 @@ func run(c *cli.Context) error {
 		defer in.Close()
 		bytesRead = in.BytesRead
 		perf := ingest.NewPerfScript(opt, aggs[0].Add, diag)
-		inputs := &ingest.Inputs{Format: format, PerfScript: perf, Emit: aggs[0].Add, Diag: diag}
+		inputs := &ingest.Inputs{Format: format, PerfScript: perf, Emit: aggs[0].Add, Diag: diag,
+			PerfData: perfdata.Options{
+				Symbols: perfdata.SymbolOptions{Symfs: c.String("symfs"), Kallsyms: c.String("kallsyms")},
+				TmpDir:  c.String("tmpdir"),
+				Warn:    func(s string) { fmt.Fprintln(cmdutil.Notes(c), s) },
+			}}
 		if c.Bool("stats") {
 			inputs.Detected = func(name string, f ingest.Format) {
 				if f == "" {

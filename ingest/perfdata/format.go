@@ -41,6 +41,12 @@ func NewFormat(text format.Format) format.Format {
 	}
 }
 
+// NewParser returns a parser of perf.data inputs that hands the perf
+// script text of each recording to text.
+func NewParser(opt Options, text format.Parser) format.Parser {
+	return &parser{text: text, opt: opt}
+}
+
 // parser gathers one recording's bytes (the reader splits them into
 // lines; joined again with '\n' they are the file) and replays it at End.
 // Up to gatherInMemory bytes are kept in memory, the rest in a

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestPerfData: pfold on a committed perf.data equals pfold on perf
+// script's text of it (the oracle record.sh saved, made with the same
+// --symfs and --kallsyms), for every perf script option.
+func TestPerfData(t *testing.T) {
+	root := "../../testdata/perfdata"
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel"} {
+		dir := filepath.Join(root, name)
+		installJITMaps(t, dir)
+		f, err := os.Open(filepath.Join(dir, "perf-script.txt.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text, err := io.ReadAll(z)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range [][]string{nil, {"--pid"}, {"--tid"}, {"--kernel"}, {"--jit"}, {"--all", "--addrs"}, {"--mem", "1KiB"}} {
+			want, errs, code := pfold(t, string(text), opts...)
+			if code != 0 {
+				t.Fatalf("%s %v on the text: exit %d: %s", name, opts, code, errs)
+			}
+			args := append([]string{"--symfs", filepath.Join(root, "symfs"), "--kallsyms", filepath.Join(dir, "kallsyms")}, opts...)
+			got, errs, code := pfold(t, "", append(args, filepath.Join(dir, "perf.data"))...)
+			if code != 0 {
+				t.Fatalf("%s %v: exit %d: %s", name, opts, code, errs)
+			}
+			if got != want {
+				t.Errorf("%s %v: pfold perf.data differs from pfold on perf script's text", name, opts)
+			}
+			// Pipe the recording in: detected from stdin by its magic.
+			data, _ := os.ReadFile(filepath.Join(dir, "perf.data"))
+			got, _, code = pfold(t, string(data), args...)
+			if code != 0 || got != want {
+				t.Errorf("%s %v on stdin: exit %d, same %v", name, opts, code, got == want)
+			}
+		}
+	}
+}
+
+// installJITMaps puts a recording's JIT maps back at /tmp/perf-PID.map,
+// where perf (and so pfold) reads them, for the test's duration.
+func installJITMaps(t *testing.T, dir string) {
+	maps, _ := filepath.Glob(filepath.Join(dir, "perf-*.map"))
+	for _, m := range maps {
+		dst := filepath.Join("/tmp", filepath.Base(m))
+		data, err := os.ReadFile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old, err := os.ReadFile(dst); err == nil && !bytes.Equal(old, data) {
+			t.Skipf("%s exists with other contents (a process of that pid?)", dst)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Skipf("cannot install the JIT map: %v", err)
+		}
+		t.Cleanup(func() { os.Remove(dst) })
+	}
+}
+
+// TestPerfDataFresh records now and checks pfold perf.data against
+// perf script | pfold on this machine (CI installs perf).
+func TestPerfDataFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("records with perf")
+	}
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("perf is not installed (scripts/install-deps installs linux-perf)")
+		}
+		t.Skip("perf is not installed")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "perf.data")
+	rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, "--", "sh", "-c", "for i in 1 2 3; do ls -lR /usr/include >/dev/null; done")
+	rec.Env = append(os.Environ(), "HOME="+dir)
+	if out, err := rec.CombinedOutput(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("perf record: %v\n%s", err, out)
+		}
+		t.Skipf("perf record cannot record here: %v\n%s", err, out)
+	}
+	ps := exec.Command(perf, "script", "-i", data, "-F", "+pid")
+	ps.Env = rec.Env
+	text, err := ps.Output()
+	if err != nil {
+		t.Fatalf("perf script: %v", err)
+	}
+	t.Setenv("HOME", dir) // the build-id cache perf record filled
+	for _, opts := range [][]string{nil, {"--pid"}, {"--kernel"}} {
+		want, _, _ := pfold(t, string(text), opts...)
+		got, errs, code := pfold(t, "", append(opts, data)...)
+		if code != 0 || got != want {
+			t.Errorf("%v: exit %d (%s); pfold perf.data equals perf script | pfold: %v", opts, code, errs, got == want)
+		}
+	}
+}
