@@ -30,10 +30,24 @@ func UsageErrorf(format string, args ...any) error {
 	return usageError{fmt.Errorf(format, args...)}
 }
 
-// Version returns the module version the binary was built from.
+// version and commit are set by scripts/install with -ldflags -X, for
+// builds that carry no VCS stamp (go install of a path, go build -buildvcs=false).
+var version, commit string
+
+// Version returns the module version the binary was built from, and its
+// commit when known.
 func Version() string {
+	if version != "" {
+		if commit != "" {
+			return version + " " + commit
+		}
+		return version
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok || bi.Main.Version == "" {
+		if commit != "" {
+			return "(devel) " + commit
+		}
 		return "(devel)"
 	}
 	v := bi.Main.Version
