@@ -17,8 +17,10 @@ type Count struct {
 	Float bool
 }
 
-// ErrOverflow is returned when an integer sum does not fit in a uint64.
-var ErrOverflow = errors.New("count overflows uint64")
+// ErrOverflow is returned when a sum does not fit: an integer past
+// uint64, a decimal past float64 (which would print as +Inf, a count
+// nothing reads back).
+var ErrOverflow = errors.New("count overflows (integers must fit in 64 bits, decimals in a float64)")
 
 // Int returns the integer count n.
 func Int(n uint64) Count { return Count{N: n} }
@@ -42,7 +44,7 @@ func (c Count) IsZero() bool {
 	return c.N == 0
 }
 
-// Add returns c+d. Integer sums that overflow return ErrOverflow.
+// Add returns c+d. Sums that overflow return ErrOverflow.
 func (c Count) Add(d Count) (Count, error) {
 	if !c.Float && !d.Float {
 		s, carry := bits.Add64(c.N, d.N, 0)
@@ -51,7 +53,11 @@ func (c Count) Add(d Count) (Count, error) {
 		}
 		return Count{N: s}, nil
 	}
-	return Count{F: c.Float64() + d.Float64(), Float: true}, nil
+	f := c.Float64() + d.Float64()
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return c, ErrOverflow
+	}
+	return Count{F: f, Float: true}, nil
 }
 
 // Scale returns c multiplied by w. An integer count scaled by a whole

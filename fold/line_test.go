@@ -103,3 +103,18 @@ func BenchmarkParseLine(b *testing.B) {
 		}
 	}
 }
+
+// TestDecimalOverflow: a decimal sum past float64 is an error, as an
+// integer sum past uint64 is, never +Inf (which no binary reads back).
+func TestDecimalOverflow(t *testing.T) {
+	big := Dec(1e308)
+	if s, err := big.Add(big); err != ErrOverflow {
+		t.Errorf("1e308 + 1e308 = %v, %v; want ErrOverflow", s, err)
+	}
+	if s, err := Int(1 << 63).Add(Int(1 << 63)); err != ErrOverflow {
+		t.Errorf("2^63 + 2^63 = %v, %v; want ErrOverflow", s, err)
+	}
+	if s, err := big.Add(Int(1)); err != nil || s.Float64() != 1e308 {
+		t.Errorf("1e308 + 1 = %v, %v", s, err)
+	}
+}

@@ -228,7 +228,7 @@ func EachMerged(aggs []*Aggregator, fn func(stack []byte, c fold.Count) error) e
 		st.Unique++
 		var err error
 		if st.Total, err = st.Total.Add(c); err != nil {
-			return fmt.Errorf("total count: %w", err)
+			return fmt.Errorf("total count at stack %.80q: %w", stack, err)
 		}
 		return fn(stack, c)
 	})

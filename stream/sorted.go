@@ -206,7 +206,7 @@ func checkSortedRead(name string, conv CountFunc) (SortCheck, error) {
 		}
 		var err error
 		if total, err = total.Add(c); err != nil {
-			return SortCheck{}, fmt.Errorf("%s: total count: %w", displayName(name), err)
+			return SortCheck{}, fmt.Errorf("%s: total count at stack %.80q: %w", displayName(name), stack, err)
 		}
 	}
 	if err := fr.Err(); err != nil {

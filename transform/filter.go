@@ -472,7 +472,7 @@ func (s *emitSink) push(stack []byte, c fold.Count) error {
 	s.st.OutStacks++
 	var err error
 	if s.st.Out, err = s.st.Out.Add(c); err != nil {
-		return fmt.Errorf("total count: %w", err)
+		return fmt.Errorf("total count at stack %.80q: %w", stack, err)
 	}
 	return s.emit(stack, c)
 }

@@ -369,3 +369,12 @@ func TestSplitScriptUsage(t *testing.T) {
 		t.Error("the shards do not add up to the input")
 	}
 }
+
+// TestDecimalOverflowNamesStack: summing decimals past float64 fails,
+// naming the stack, with nothing on stdout (it printed +Inf.0 before).
+func TestDecimalOverflowNamesStack(t *testing.T) {
+	out, errs, code := cmdtest.Run(newApp, "a;b 1e308\na;b 1e308\n")
+	if code != 1 || out != "" || !strings.Contains(errs, `"a;b"`) || !strings.Contains(errs, "overflows") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}

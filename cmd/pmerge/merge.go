@@ -117,7 +117,7 @@ func mergeStreams(names []string, convs []stream.CountFunc, opt MergeOptions, fn
 			st.Unique++
 			var err error
 			if st.Out, err = st.Out.Add(c); err != nil {
-				return fmt.Errorf("total count: %w", err)
+				return fmt.Errorf("total count at stack %.80q: %w", stack, err)
 			}
 			return fn(stack, c)
 		})
@@ -164,7 +164,7 @@ func aggregateFiles(names []string, convs []stream.CountFunc, opt MergeOptions, 
 			var err error
 			if st.In, err = st.In.Add(c); err != nil {
 				r.Close()
-				return st, fmt.Errorf("%s:%d: total count: %w", fr.Name(), fr.Line(), err)
+				return st, fmt.Errorf("%s:%d: total count at stack %.80q: %w", fr.Name(), fr.Line(), fr.Stack(), err)
 			}
 			if err := agg.Add(fr.Stack(), c); err != nil {
 				r.Close()
