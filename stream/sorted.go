@@ -89,7 +89,7 @@ func checkSortedMapped(name string, conv CountFunc) (chk SortCheck, ok bool, err
 		}
 		var err error
 		if total, err = total.Add(n); err != nil {
-			return fmt.Errorf("%s: total count: %w", displayName(name), err)
+			return fmt.Errorf("%s: total count at stack %.80q: %w", displayName(name), stack, err)
 		}
 		return nil
 	})
@@ -246,7 +246,7 @@ func (s *SortedInput) lineCount() fold.Count {
 	if t, err := s.total.Add(c); err == nil {
 		s.total = t
 	} else if s.err == nil {
-		s.err = fmt.Errorf("%s:%d: total count: %w", s.fr.Name(), s.fr.Line(), err)
+		s.err = fmt.Errorf("%s:%d: total count at stack %.80q: %w", s.fr.Name(), s.fr.Line(), s.fr.Stack(), err)
 	}
 	return c
 }
