@@ -2,6 +2,7 @@ package callgrind
 
 import (
 	"bytes"
+	"github.com/pfold/pfold/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,9 +66,7 @@ func annotate(t *testing.T, path string, inclusive bool) (total uint64, costs ma
 // --inclusive=yes, the counts of the stacks that contain it, once per
 // stack however often it recurses.
 func TestCallgrindAnnotate(t *testing.T) {
-	if _, err := exec.LookPath("callgrind_annotate"); err != nil {
-		t.Skip("callgrind_annotate not on PATH (Debian package valgrind): skipping the checks with the real reader")
-	}
+	testenv.NeedTool(t, "Debian package valgrind: the checks with the real reader", "callgrind_annotate")
 	inputs := map[string]string{"rbspy": rbspyStacks, "mutual-recursion": "a;b;a;b 3\na;b 1\nx;b;c;b;d 4\n",
 		"odd-names": "(1) x;;b 1\n(1) x;(2) y 2\n \f(3) z;w 3\n"}
 	for _, name := range []string{"cwork.folded", "stackprof-cpu.folded", "vertx.folded", "js.folded", "locations.folded"} {

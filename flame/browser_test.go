@@ -5,9 +5,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/pfold/pfold/internal/testenv"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -23,13 +23,8 @@ var screenshot = flag.String("screenshot", "", "write the browser test's screens
 
 // browser returns the path of a Chromium or Chrome, or skips the test.
 func browser(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no chromium or google-chrome on PATH: the browser test of the flame graph's script is skipped (Debian: apt-get install chromium)")
-	return ""
+	return testenv.NeedTool(t, "Debian package chromium: the browser test of the flame graph's script",
+		"chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 }
 
 // TestBrowser opens a flame graph in headless Chromium and uses it as a

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"github.com/pfold/pfold/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -242,10 +243,7 @@ func TestDotDropped(t *testing.T) {
 // TestDotRenders: graphviz accepts every golden graph and one with
 // awkward names.
 func TestDotRenders(t *testing.T) {
-	dot, err := exec.LookPath("dot")
-	if err != nil {
-		t.Skip("dot not on PATH (Debian package graphviz): rendering not checked")
-	}
+	dot := testenv.NeedTool(t, "Debian package graphviz: rendering", "dot")
 	files, _ := filepath.Glob("../testdata/report/*.dot")
 	if len(files) == 0 {
 		t.Fatal("no golden graphs")

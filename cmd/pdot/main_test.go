@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/pfold/pfold/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,10 +34,7 @@ func TestGraph(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, stdout)
 		}
 	}
-	dot, err := exec.LookPath("dot")
-	if err != nil {
-		t.Skip("dot not on PATH (Debian package graphviz): rendering not checked")
-	}
+	dot := testenv.NeedTool(t, "Debian package graphviz: rendering", "dot")
 	path := filepath.Join(t.TempDir(), "g.dot")
 	os.WriteFile(path, []byte(stdout), 0o644)
 	if out, err := exec.Command(dot, "-Tsvg", path).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("</svg>")) {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"github.com/pfold/pfold/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -80,13 +81,7 @@ func TestPerfDataFresh(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records with perf")
 	}
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("perf is not installed (scripts/install-deps installs linux-perf)")
-		}
-		t.Skip("perf is not installed")
-	}
+	perf := testenv.NeedTool(t, "Debian package linux-perf", "perf")
 	dir := t.TempDir()
 	data := filepath.Join(dir, "perf.data")
 	rec := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", data, "--", "sh", "-c", "for i in 1 2 3; do ls -lR /usr/include >/dev/null; done")

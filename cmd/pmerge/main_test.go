@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"flag"
 	"fmt"
+	"github.com/pfold/pfold/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -237,9 +238,7 @@ func TestMain(m *testing.M) {
 // shards in parallel (xargs -P), pmerge the results. The output must be
 // byte-identical to pfold of the whole dump.
 func TestScaleOut(t *testing.T) {
-	if _, err := exec.LookPath("awk"); err != nil {
-		t.Skip("no awk")
-	}
+	testenv.NeedTool(t, "split-perf-script is awk", "awk")
 	bin := binaries(t)
 	script, _ := filepath.Abs("../../scripts/split-perf-script")
 	dumps, _ := filepath.Glob("../../testdata/perf/recorded/*.txt*")

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
+	"github.com/pfold/pfold/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -119,14 +120,7 @@ func gunzip(t *testing.T, path string) []byte {
 // needPerf skips without perf, but fails under CI, which installs it.
 func needPerf(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("perf")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("perf is not installed (scripts/install-deps installs linux-perf)")
-		}
-		t.Skip("perf is not installed")
-	}
-	return p
+	return testenv.NeedTool(t, "Debian package linux-perf", "perf")
 }
 
 // TestFreshRecording records a workload now, in file and pipe mode, and

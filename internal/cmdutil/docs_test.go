@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"bytes"
+	"github.com/pfold/pfold/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,10 +69,7 @@ func TestMan(t *testing.T) {
 			t.Errorf("man page lacks %q:\n%s", want, man)
 		}
 	}
-	groff, err := exec.LookPath("groff")
-	if err != nil {
-		t.Skip("no groff to render the man page")
-	}
+	groff := testenv.NeedTool(t, "Debian package groff-base: rendering the man page", "groff")
 	cmd := exec.Command(groff, "-man", "-Tutf8", "-ww", "-P-cbou")
 	cmd.Stdin = strings.NewReader(man)
 	var out, errw bytes.Buffer
@@ -104,10 +102,7 @@ func TestGenerateUsage(t *testing.T) {
 
 // TestBashCompletion loads the script in bash and asks it to complete.
 func TestBashCompletion(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := testenv.NeedTool(t, "loading the completion", "bash")
 	script, _, st := generate(t, "--generate-completion", "bash")
 	if st != 0 {
 		t.Fatalf("status %d", st)
