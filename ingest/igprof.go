@@ -1030,12 +1030,15 @@ func (f *IgProfFolder) count(n uint64) fold.Count {
 	return fold.Dec(float64(n) * float64(f.tickNum) / float64(f.tickDen))
 }
 
+// ErrNoDump is returned by Finish when the input held no IgProf dump.
+var ErrNoDump = errors.New("not an igprof dump: no P=(…) header line")
+
 // Finish checks the end of the input and emits the stacks of a _MAX
 // counter. It reports a header-only dump, an input without any dump, and
 // a named counter the profile does not have.
 func (f *IgProfFolder) Finish() error {
 	if f.p.Dumps() == 0 {
-		return errors.New("not an igprof dump: no P=(…) header line")
+		return ErrNoDump
 	}
 	if err := f.endDump(); err != nil {
 		return err

@@ -70,10 +70,12 @@ func (o *Output) Close() error {
 	return nil
 }
 
-// Abort discards a file output after an error.
+// Abort discards a file output after an error. On standard output,
+// what is still buffered (the first MiB of a result, all of a small one)
+// is dropped, so a run that fails early writes nothing.
 func (o *Output) Abort() {
 	if o.f == nil {
-		o.Flush()
+		o.Writer.Reset(io.Discard)
 		return
 	}
 	o.f.Close()

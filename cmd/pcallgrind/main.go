@@ -56,6 +56,9 @@ func run(c *cli.Context) error {
 		return err
 	}
 	diag.Flush()
+	if fr.Stacks == 0 && diag.Count() == 0 {
+		return nil // empty in, empty out, as every binary does
+	}
 	if prof.Decimal() {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: decimal counts: callgrind costs are integers, each written cost is rounded\n", c.App.Name)
 	}

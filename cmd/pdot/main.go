@@ -49,6 +49,9 @@ func run(c *cli.Context) error {
 		return err
 	}
 	diag.Flush()
+	if p.Stacks == 0 && diag.Count() == 0 {
+		return nil // empty in, empty out, as every binary does
+	}
 
 	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return p.WriteDot(w, opt) }); err != nil {
 		return err

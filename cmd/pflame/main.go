@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -147,17 +148,23 @@ func run(c *cli.Context) error {
 	}
 	diag.Flush()
 
+	if lines == 0 && diag.Count() == 0 {
+		return nil // empty in, empty out, as every binary does
+	}
 	out, err := cmdutil.Output(c)
 	if err != nil {
 		return err
 	}
-	if err := g.Render(out); err != nil && !errors.Is(err, flame.ErrNoCounts) {
+	// Render writes an SVG saying "no valid input" before it reports
+	// ErrNoCounts; a failing binary writes nothing, so the start of the
+	// output is held back until it is known to be a graph.
+	held := &holdBack{w: out}
+	if err := g.Render(held); err != nil {
 		out.Abort()
 		return err
-	} else if err != nil {
-		if cerr := out.Close(); cerr != nil {
-			return cerr
-		}
+	}
+	if err := held.flush(); err != nil {
+		out.Abort()
 		return err
 	}
 	if err := out.Close(); err != nil {
@@ -210,4 +217,34 @@ func writePalette(name string, p *flame.PaletteMap) error {
 		return fmt.Errorf("palette: %w", err)
 	}
 	return os.Rename(tmp, name)
+}
+
+// holdBack passes writes on once more than holdBackSize bytes have come,
+// keeping the first ones until then (or until flush).
+type holdBack struct {
+	w    io.Writer
+	buf  []byte
+	open bool
+}
+
+const holdBackSize = 64 << 10
+
+func (h *holdBack) Write(p []byte) (int, error) {
+	if h.open {
+		return h.w.Write(p)
+	}
+	h.buf = append(h.buf, p...)
+	if len(h.buf) > holdBackSize {
+		if err := h.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+func (h *holdBack) flush() error {
+	h.open = true
+	_, err := h.w.Write(h.buf)
+	h.buf = nil
+	return err
 }

@@ -77,10 +77,18 @@ func TestMalformedLines(t *testing.T) {
 	}
 }
 
+// TestEmptyInput: empty in, empty out, exit 0; input with stacks that
+// count nothing is an error with nothing on stdout (it wrote a 543-byte
+// SVG and exited 1 before).
 func TestEmptyInput(t *testing.T) {
-	out, errs, code := pflame(t, "\n# nothing\n")
-	if code != 1 || !strings.Contains(errs, "no stack counts") || !strings.Contains(out, "ERROR: No valid input") {
-		t.Fatalf("code %d, stderr %q, stdout %q", code, errs, out)
+	for _, in := range []string{"", "\n\n"} {
+		if out, errs, code := pflame(t, in); code != 0 || out != "" {
+			t.Errorf("%q: code %d, stderr %q, stdout %q", in, code, errs, out)
+		}
+	}
+	out, errs, code := pflame(t, "a;b 0\n")
+	if code != 1 || !strings.Contains(errs, "no stack counts") || out != "" {
+		t.Fatalf("zero counts: code %d, stderr %q, stdout %q", code, errs, out)
 	}
 }
 

@@ -75,6 +75,9 @@ func run(c *cli.Context) error {
 		return err
 	}
 	diag.Flush()
+	if b.Samples() == 0 && diag.Count() == 0 {
+		return nil // empty in, empty out, as every binary does
+	}
 	if b.Rounded() {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: pprof values are integers: counts rounded, folded total %v × scale %v written as %d (raise --scale to keep fractions)\n",
 			c.App.Name, b.Total(), opt.Scale, b.Written())

@@ -45,6 +45,9 @@ func run(c *cli.Context) error {
 		return err
 	}
 	diag.Flush()
+	if p.Stacks == 0 && diag.Count() == 0 {
+		return nil // empty in, empty out, as every binary does
+	}
 
 	opt := report.TopOptions{SortTotal: c.Bool("sort-total"), Limit: c.Int("limit")}
 	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return p.WriteTop(w, opt) }); err != nil {

@@ -1,0 +1,88 @@
+// Package conventions checks, on the built binaries, the conventions
+// every pfold binary shares: what empty input and a failure look like.
+package conventions
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+var all = []string{"pfold", "pmerge", "pfilter", "pdiff", "pcallgrind", "pigprof", "ptop", "pdot", "ppprof", "pflame"}
+
+func build(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds every binary")
+	}
+	dir := t.TempDir()
+	args := []string{"build", "-o", dir}
+	for _, b := range all {
+		args = append(args, "github.com/pfold/pfold/cmd/"+b)
+	}
+	if out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return dir
+}
+
+func run(t *testing.T, bin string, stdin string, args ...string) (string, string, int) {
+	cmd := exec.Command(bin, args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errs strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errs.String(), code
+}
+
+// TestEmptyInput: empty in, empty out, exit 0, for every binary (pflame
+// wrote an error SVG and exited 1; ptop, pdot, pcallgrind and ppprof
+// wrote reports of nothing).
+func TestEmptyInput(t *testing.T) {
+	dir := build(t)
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(empty, nil, 0o644)
+	for _, b := range all {
+		for _, in := range []string{"", "\n\n"} {
+			args := []string{}
+			if b == "pdiff" {
+				args = []string{empty, empty}
+			}
+			out, errs, code := run(t, filepath.Join(dir, b), in, args...)
+			if code != 0 || out != "" {
+				t.Errorf("%s on %q: exit %d, %d bytes out, stderr %q", b, in, code, len(out), errs)
+			}
+		}
+	}
+}
+
+// TestFailureWritesNothing: a binary that fails writes nothing to stdout.
+func TestFailureWritesNothing(t *testing.T) {
+	dir := build(t)
+	for _, b := range all {
+		args := []string{"--strict"}
+		in := "a;b 1\nthis is not a line of any profile\n"
+		if b == "pdiff" {
+			f := filepath.Join(t.TempDir(), "bad")
+			os.WriteFile(f, []byte(in), 0o644)
+			args = append(args, f, f)
+		}
+		if b == "pflame" {
+			in = "a;b 0\n" // stacks that count nothing
+			args = nil
+		}
+		out, errs, code := run(t, filepath.Join(dir, b), in, args...)
+		if code != 1 || out != "" {
+			t.Errorf("%s: exit %d, %d bytes on stdout (stderr %q)", b, code, len(out), errs)
+		}
+	}
+}
