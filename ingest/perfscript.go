@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/stream"
@@ -45,6 +47,8 @@ type PerfScriptStats struct {
 	Filtered int64 // samples of other events, left out by the event filter
 	Skipped  int64 // samples left out because their header was malformed
 	Events   int   // distinct event names seen
+	// EventCounts counts the samples of each event seen, kept or not.
+	EventCounts map[string]int64
 }
 
 // PerfScript folds perf script text into stacks, one line at a time. It
@@ -506,6 +510,10 @@ func (p *PerfScript) keepEvent(ev []byte) bool {
 		p.events = append(p.events, string(ev))
 		p.stats.Events = len(p.events)
 	}
+	if p.stats.EventCounts == nil {
+		p.stats.EventCounts = map[string]int64{}
+	}
+	p.stats.EventCounts[string(ev)]++
 	if p.opt.EventFilter == "" {
 		p.opt.EventFilter = string(ev)
 		return true
@@ -518,6 +526,42 @@ func (p *PerfScript) keepEvent(ev []byte) bool {
 		fmt.Fprintf(p.opt.Warn, "note: several events in the input; folding only %s (choose with --event-filter)\n", p.opt.EventFilter)
 	}
 	return false
+}
+
+// UnknownEventError is returned when the events the user asked for never
+// occur: a typo would otherwise give an empty profile and exit 0.
+type UnknownEventError struct {
+	Filter string
+	Seen   map[string]int64 // samples per event seen
+}
+
+func (e *UnknownEventError) Error() string {
+	names := make([]string, 0, len(e.Seen))
+	for n := range e.Seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "no sample of event %q (--event-filter); the input has ", e.Filter)
+	if len(names) == 0 {
+		b.WriteString("no samples with an event name")
+	}
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%d samples)", n, e.Seen[n])
+	}
+	return b.String()
+}
+
+// CheckEventFilter returns an *UnknownEventError when filter (as given by
+// the user) matched no sample of an input that had samples.
+func CheckEventFilter(filter string, st PerfScriptStats) error {
+	if filter == "" || st.Samples > 0 || st.Filtered == 0 {
+		return nil
+	}
+	return &UnknownEventError{Filter: filter, Seen: st.EventCounts}
 }
 
 // eventMatches compares an event as printed ("cycles:uppp") with a filter

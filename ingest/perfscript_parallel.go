@@ -82,6 +82,12 @@ func FoldPerfScriptChunks(ch *stream.Chunker, opt PerfScriptOptions, diag *strea
 		st.Filtered += s.Filtered
 		st.Skipped += s.Skipped
 		st.Events = max(st.Events, s.Events)
+		for ev, n := range s.EventCounts {
+			if st.EventCounts == nil {
+				st.EventCounts = map[string]int64{}
+			}
+			st.EventCounts[ev] += n
+		}
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -135,6 +135,9 @@ func run(c *cli.Context) error {
 		ps = perf.Stats()
 	}
 	diag.Flush()
+	if err := ingest.CheckEventFilter(c.String("event-filter"), ps); err != nil {
+		return err
+	}
 
 	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return stream.WriteMerged(w, aggs) }); err != nil {
 		return err

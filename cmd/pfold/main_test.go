@@ -261,3 +261,18 @@ func TestCountsConserved(t *testing.T) {
 		}
 	}
 }
+
+// TestEventFilterTypo: an event the user names that never occurs is an
+// error listing the events seen (it was an empty profile and exit 0).
+func TestEventFilterTypo(t *testing.T) {
+	two := read(t, sample) + strings.ReplaceAll(read(t, "../../testdata/perf/recorded/threadname.perf-script.txt"), "cpu-clock:", "page-faults:")
+	for _, j := range []string{"1", "2"} {
+		out, errs, code := pfold(t, two, "-j", j, "--event-filter", "cpu-clok")
+		if code != 1 || out != "" || !strings.Contains(errs, `"cpu-clok"`) || !strings.Contains(errs, "cpu-clock (") || !strings.Contains(errs, "page-faults (") {
+			t.Errorf("-j %s: exit %d, stdout %d bytes, stderr %q", j, code, len(out), errs)
+		}
+		if out, _, code := pfold(t, two, "-j", j, "--event-filter", "page-faults"); code != 0 || out == "" {
+			t.Errorf("-j %s --event-filter page-faults: exit %d", j, code)
+		}
+	}
+}
