@@ -169,3 +169,23 @@ func looksLikePerfScript(lines [][]byte) bool {
 	}
 	return frames == len(lines)
 }
+
+// Describe says what an input that is not folded stacks looks like, for
+// the binaries that read folded stacks: "looks like perf script output:
+// pipe it through pfold first". It returns "" when it cannot tell.
+func Describe(prefix []byte) string {
+	f, err := Detect(prefix)
+	if err != nil || f == FormatFolded {
+		if bytes.HasPrefix(bytes.TrimLeft(prefix, " \t\r\n"), []byte("P=(")) {
+			return "looks like an IgProf dump: fold it with pigprof first"
+		}
+		return ""
+	}
+	names := map[Format]string{
+		FormatPerfScript: "perf script output",
+		FormatPerfReport: "perf report -g folded output",
+		FormatStackprof:  "a stackprof dump",
+		FormatPerfData:   "a perf.data recording",
+	}
+	return "looks like " + names[f] + ": pipe it through pfold first"
+}

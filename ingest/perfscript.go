@@ -81,15 +81,16 @@ type PerfScript struct {
 	srcWant  int     // source lines still expected for pend
 	srcNext  int     // index of the piece the next source line belongs to
 
-	noIP     bool // this input's frame lines carry no ip field
-	events   []string
-	noted    bool
-	cache    frameCache
-	scratch  []byte
-	fallback []byte
-	rust     []byte
-	stack    []byte
-	tok      [][2]int
+	noIP        bool // this input's frame lines carry no ip field
+	events      []string
+	eventCounts []int64 // samples per event, as events
+	noted       bool
+	cache       frameCache
+	scratch     []byte
+	fallback    []byte
+	rust        []byte
+	stack       []byte
+	tok         [][2]int
 
 	// Batching (opt.Batch): while byID, the sample's frames are the cache
 	// entries ids, whose text totals idText bytes, and not in frames.
@@ -124,7 +125,14 @@ func NewPerfScript(opt PerfScriptOptions, emit EmitFunc, diag *stream.Diag) *Per
 }
 
 // Stats returns what the parser has counted.
-func (p *PerfScript) Stats() PerfScriptStats { return p.stats }
+func (p *PerfScript) Stats() PerfScriptStats {
+	st := p.stats
+	st.EventCounts = make(map[string]int64, len(p.events))
+	for i, e := range p.events {
+		st.EventCounts[e] = p.eventCounts[i]
+	}
+	return st
+}
 
 // EventFilter returns the event samples are filtered by ("" until the
 // first event is seen, when none was given).
@@ -499,21 +507,20 @@ func appendComm(dst, comm []byte) []byte {
 }
 
 func (p *PerfScript) keepEvent(ev []byte) bool {
-	known := false
-	for _, e := range p.events {
+	known := -1
+	for i, e := range p.events {
 		if e == string(ev) {
-			known = true
+			known = i
 			break
 		}
 	}
-	if !known {
+	if known < 0 {
+		known = len(p.events)
 		p.events = append(p.events, string(ev))
+		p.eventCounts = append(p.eventCounts, 0)
 		p.stats.Events = len(p.events)
 	}
-	if p.stats.EventCounts == nil {
-		p.stats.EventCounts = map[string]int64{}
-	}
-	p.stats.EventCounts[string(ev)]++
+	p.eventCounts[known]++
 	if p.opt.EventFilter == "" {
 		p.opt.EventFilter = string(ev)
 		return true

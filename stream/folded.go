@@ -29,7 +29,36 @@ type FoldedReader struct {
 
 	// Lines counts the lines read, Stacks the well-formed ones.
 	Lines, Stacks int64
+
+	bad      int64  // malformed lines
+	badStart []byte // the first malformed lines, to say what the input is
+	badName  string
+	badLine  int
 }
+
+// NotFoldedError is the end of an input of which no line was folded
+// text: most likely another format, which Hint names.
+type NotFoldedError struct {
+	Name string
+	Line int    // of the first malformed line
+	Hint string // "looks like perf script output: pipe it through pfold first", or ""
+}
+
+func (e *NotFoldedError) Error() string {
+	msg := fmt.Sprintf("%s: no line is folded stacks (\"root;...;leaf COUNT\"), from line %d on", e.Name, e.Line)
+	if e.Hint != "" {
+		msg += ": " + e.Hint
+	}
+	return msg
+}
+
+// DescribeInput, when set, names what the first lines of an input that
+// is not folded text look like ("perf script output: pipe it through
+// pfold first"). The core knows no other format: the CLI sets it.
+var DescribeInput func(prefix []byte) string
+
+// notFoldedPrefix bounds the lines kept to describe such an input.
+const notFoldedPrefix = 64 << 10
 
 // NewFoldedReader returns a FoldedReader of r reporting to diag.
 func NewFoldedReader(r *Reader, diag *Diag) *FoldedReader {
@@ -50,6 +79,20 @@ func (f *FoldedReader) Next() bool {
 		}
 		stack, c, err := fold.ParseLine(line)
 		if err != nil {
+			if f.bad == 0 {
+				f.badName, f.badLine = f.Name(), f.Line()
+			}
+			f.bad++
+			if f.Stacks == 0 && len(f.badStart) < notFoldedPrefix {
+				f.badStart = append(append(f.badStart, line...), '\n')
+			}
+			if f.Stacks == 0 && f.diag != nil && f.diag.strict {
+				// Strict: the first bad line ends it; say what it is.
+				if hint := f.describe(); hint != "" {
+					f.err = &NotFoldedError{Name: f.Name(), Line: f.Line(), Hint: hint}
+					return false
+				}
+			}
 			if err := f.diag.Malformed(f.Name(), f.Line(), line, err.Error()); err != nil {
 				f.err = err
 				return false
@@ -65,7 +108,17 @@ func (f *FoldedReader) Next() bool {
 	} else {
 		f.err = f.r.Err()
 	}
+	if f.err == nil && f.Stacks == 0 && f.bad > 0 {
+		f.err = &NotFoldedError{Name: f.badName, Line: f.badLine, Hint: f.describe()}
+	}
 	return false
+}
+
+func (f *FoldedReader) describe() string {
+	if DescribeInput == nil {
+		return ""
+	}
+	return DescribeInput(f.badStart)
 }
 
 func (f *FoldedReader) scan() bool {

@@ -3,6 +3,7 @@ package transform
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -163,6 +164,11 @@ func TestFilterReadTwice(t *testing.T) {
 					out.Write(fold.AppendLine(nil, stack, c))
 					return nil
 				})
+				var nf *stream.NotFoldedError
+				if errors.As(err, &nf) {
+					// Nothing folded: every way of reading must say so.
+					return "not folded", FilterStats{}, ""
+				}
 				if err != nil {
 					t.Fatalf("%s, %s: %v", iname, cname, err)
 				}
@@ -186,6 +192,9 @@ func TestFilterReadTwice(t *testing.T) {
 				fd.Flush()
 				if got != want {
 					t.Errorf("%s, %s, %s: got\n%swant\n%s", iname, cname, f.path, got, want)
+				}
+				if got == "not folded" {
+					continue // an error: the counts up to it may differ
 				}
 				if fmt.Sprint(gst) != fmt.Sprint(wst) || glines != wlines || pd.Count() != fd.Count() {
 					t.Errorf("%s, %s, %s: stats %+v %s %d, want %+v %s %d", iname, cname, f.path, gst, glines, fd.Count(), wst, wlines, pd.Count())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pfold/pfold/ingest"
 	"regexp"
 	"strconv"
 
@@ -13,6 +14,9 @@ import (
 )
 
 func main() { cmdutil.Main(newApp()) }
+
+// Input that is not folded stacks is named, with the step it misses.
+func init() { stream.DescribeInput = ingest.Describe }
 
 func newApp() *cli.App {
 	var order transformArgs

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/pfold/pfold/ingest"
 	"io"
 	"os"
 	"strings"
@@ -15,6 +16,9 @@ import (
 )
 
 func main() { cmdutil.Main(newApp()) }
+
+// Input that is not folded stacks is named, with the step it misses.
+func init() { stream.DescribeInput = ingest.Describe }
 
 func newApp() *cli.App {
 	d := flame.DefaultOptions()
@@ -121,6 +125,8 @@ func run(c *cli.Context) error {
 	in := cmdutil.Input(c)
 	defer in.Close()
 	lines := 0
+	var bad []byte // the first malformed lines, to say what the input is
+	badName, badLine := "", 0
 	for in.Scan() {
 		line := in.Bytes()
 		if len(line) == 0 || bytes.HasPrefix(line, []byte("# ")) {
@@ -128,6 +134,12 @@ func run(c *cli.Context) error {
 		}
 		stack, before, after, diff, err := flame.ParseLine(line)
 		if err != nil {
+			if bad == nil {
+				badName, badLine = in.Name(), in.Line()
+			}
+			if lines == 0 && len(bad) < 64<<10 {
+				bad = append(append(bad, line...), '\n')
+			}
 			if err := diag.Malformed(in.Name(), in.Line(), line, err.Error()); err != nil {
 				return err
 			}
@@ -150,6 +162,9 @@ func run(c *cli.Context) error {
 
 	if lines == 0 && diag.Count() == 0 {
 		return nil // empty in, empty out, as every binary does
+	}
+	if lines == 0 {
+		return &stream.NotFoldedError{Name: badName, Line: badLine, Hint: stream.DescribeInput(bad)}
 	}
 	out, err := cmdutil.Output(c)
 	if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/pfold/pfold/ingest"
+	"github.com/pfold/pfold/stream"
 	"math"
 	"strconv"
 	"strings"
@@ -11,6 +13,9 @@ import (
 )
 
 func main() { cmdutil.Main(newApp()) }
+
+// Input that is not folded stacks is named, with the step it misses.
+func init() { stream.DescribeInput = ingest.Describe }
 
 func newApp() *cli.App {
 	return &cli.App{

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/report"
+	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
 	"io"
 )
 
 func main() { cmdutil.Main(newApp()) }
+
+// Input that is not folded stacks is named, with the step it misses.
+func init() { stream.DescribeInput = ingest.Describe }
 
 func newApp() *cli.App {
 	return &cli.App{

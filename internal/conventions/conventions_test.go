@@ -86,3 +86,26 @@ func TestFailureWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestNotFolded: perf script fed to a binary that reads folded stacks
+// is an error that says what it is and what to run (it was ten warnings,
+// an empty report and exit 0).
+func TestNotFolded(t *testing.T) {
+	dir := build(t)
+	script, err := os.ReadFile("../../testdata/perf/recorded/cwork.perf-script.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "script.txt")
+	os.WriteFile(f, script, 0o644)
+	for _, b := range []string{"pmerge", "pfilter", "pdiff", "pcallgrind", "ptop", "pdot", "ppprof", "pflame"} {
+		args := []string{f}
+		if b == "pdiff" {
+			args = []string{f, f}
+		}
+		out, errs, code := run(t, filepath.Join(dir, b), "", args...)
+		if code != 1 || out != "" || !strings.Contains(errs, "looks like perf script output: pipe it through pfold first") {
+			t.Errorf("%s: exit %d, %d bytes out, stderr ends %q", b, code, len(out), errs[max(0, len(errs)-200):])
+		}
+	}
+}
