@@ -168,10 +168,31 @@ func (p *PerfScript) Line(name string, lineNo int, line []byte) error {
 		p.begin()
 		return p.frameLine(name, lineNo, line)
 	}
+	if p.inSample && !p.headerShaped(line) {
+		// A stray line inside a sample: it alone is skipped, and the
+		// sample keeps the frames around it (ending the sample there
+		// dropped the rest of its frames without a word).
+		return p.diag.Malformed(name, lineNo, line, "not a frame line, inside a sample (the sample is kept without it)")
+	}
 	if err := p.End(); err != nil {
 		return err
 	}
 	return p.header(name, lineNo, line)
+}
+
+// headerShaped reports whether line has the shape of a sample header: a
+// time, a [cpu] or an event name ("cycles:") after its first field.
+func (p *PerfScript) headerShaped(line []byte) bool {
+	if p.looksLikeHeader(line) {
+		return true
+	}
+	t := p.tokens(line)
+	for _, r := range t[min(1, len(t)):] {
+		if tok := line[r[0]:r[1]]; len(tok) > 1 && tok[len(tok)-1] == ':' {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *PerfScript) begin() {

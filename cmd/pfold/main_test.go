@@ -276,3 +276,20 @@ func TestEventFilterTypo(t *testing.T) {
 		}
 	}
 }
+
+// TestGarbageInsideSample: a stray line inside a sample is reported and
+// skipped alone; the sample keeps its other frames (the rest of them
+// were dropped, without a warning of their own).
+func TestGarbageInsideSample(t *testing.T) {
+	in := "cwork 123/123 1.000: 1 cpu-clock:\n\t1 leaf (/bin/x)\nGARBAGE LINE HERE\n\t2 mid (/bin/x)\n\t3 root (/bin/x)\n\n" +
+		"cwork 123/123 1.001: 1 cpu-clock:\n\t1 leaf (/bin/x)\n\t2 mid (/bin/x)\n\t3 root (/bin/x)\n\n"
+	for _, j := range []string{"1", "2"} {
+		out, errs, code := pfold(t, in, "-j", j)
+		if code != 0 || out != "cwork;root;mid;leaf 2\n" || !strings.Contains(errs, "-:3: not a frame line, inside a sample") {
+			t.Errorf("-j %s: exit %d, out %q, stderr %q", j, code, out, errs)
+		}
+		if out, _, code := pfold(t, in, "-j", j, "--strict"); code != 1 || out != "" {
+			t.Errorf("-j %s --strict: exit %d, out %q", j, code, out)
+		}
+	}
+}
