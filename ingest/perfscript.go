@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/stream"
@@ -39,6 +40,10 @@ type PerfScriptOptions struct {
 	// its whole stack. Stacks reach emit only when the table fills, the
 	// frame cache empties, or Flush is called: call it at the end.
 	Batch int64
+	// NoPIDNoted is shared by the parsers of one run (its copies of the
+	// options), so that the note on a dump without a pid field is said
+	// once; nil gives each parser its own.
+	NoPIDNoted *atomic.Bool
 }
 
 // PerfScriptStats counts what the parser saw.
@@ -467,6 +472,9 @@ func (p *PerfScript) header(name string, lineNo int, line []byte) error {
 				pid, tid = []byte("?"), pid
 			}
 		}
+		if pid[0] == '?' {
+			p.noteNoPID()
+		}
 		p.pname = append(p.pname, '-')
 		p.pname = append(p.pname, pid...)
 		if p.opt.TID {
@@ -554,6 +562,17 @@ func (p *PerfScript) keepEvent(ev []byte) bool {
 		fmt.Fprintf(p.opt.Warn, "note: several events in the input; folding only %s (choose with --event-filter)\n", p.opt.EventFilter)
 	}
 	return false
+}
+
+// noteNoPID says, once a run, that --pid or --tid found no pid field.
+func (p *PerfScript) noteNoPID() {
+	if p.opt.NoPIDNoted == nil {
+		p.opt.NoPIDNoted = new(atomic.Bool)
+	}
+	if p.opt.Warn == nil || p.opt.NoPIDNoted.Swap(true) {
+		return
+	}
+	fmt.Fprintf(p.opt.Warn, "note: the samples have no pid field (perf script prints the thread id alone by default), so --pid and --tid name them comm-?: `perf script -F +pid` adds it\n")
 }
 
 // UnknownEventError is returned when the events the user asked for never

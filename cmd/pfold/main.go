@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/ingest/perfdata"
@@ -68,7 +69,7 @@ func run(c *cli.Context) error {
 		Kernel: c.Bool("kernel") || c.Bool("all"), JIT: c.Bool("jit") || c.Bool("all"),
 		Addrs: c.Bool("addrs"), Srcline: c.Bool("srcline"),
 		EventFilter: c.String("event-filter"), SkipAfter: c.StringSlice("skip-after"),
-		Warn: cmdutil.Notes(c),
+		Warn: cmdutil.Notes(c), NoPIDNoted: new(atomic.Bool),
 	}
 	jobs := c.Int("jobs")
 	if jobs < 1 {

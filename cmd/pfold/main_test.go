@@ -293,3 +293,17 @@ func TestGarbageInsideSample(t *testing.T) {
 		}
 	}
 }
+
+// TestNoPIDField: --pid on a dump without a pid field says once what is
+// missing and how to get it (every stack was named comm-? silently).
+func TestNoPIDField(t *testing.T) {
+	for _, j := range []string{"1", "2"} {
+		_, errs, code := pfold(t, read(t, sample), "-j", j, "--pid")
+		if code != 0 || strings.Count(errs, "perf script -F +pid") != 1 {
+			t.Errorf("-j %s: exit %d, stderr %q", j, code, errs)
+		}
+	}
+	if _, errs, _ := pfold(t, read(t, sample)); strings.Contains(errs, "+pid") {
+		t.Errorf("noted without --pid: %q", errs)
+	}
+}

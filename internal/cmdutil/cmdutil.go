@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -99,7 +100,17 @@ func Run(app *cli.App, args []string) int {
 	}
 	app.HideHelpCommand = true
 	app.ExitErrHandler = func(*cli.Context, error) {} // we choose the status
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{err} }
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{unknownFlag(err)} }
+	before := app.Before
+	app.Before = func(c *cli.Context) error {
+		if err := checkPaths(c); err != nil {
+			return err
+		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
 	if ex, ok := app.Metadata["examples"].(string); ok && app.CustomAppHelpTemplate == "" {
 		app.CustomAppHelpTemplate = cli.AppHelpTemplate + "\nEXAMPLES:\n" + indent(ex) + "\n"
 	}
@@ -129,6 +140,54 @@ func Run(app *cli.App, args []string) int {
 		fmt.Fprintf(app.ErrWriter, "%s: %v\n", app.Name, err)
 		return 1
 	}
+}
+
+// unknownFlag names an undefined option as it is written on the command
+// line, with its double dash (the flag package prints "-frobnicate").
+func unknownFlag(err error) error {
+	const p = "flag provided but not defined: -"
+	if msg := err.Error(); strings.HasPrefix(msg, p) {
+		name := msg[len(p):]
+		if len(name) > 1 {
+			name = "-" + name
+		}
+		return fmt.Errorf("unknown option -%s", name)
+	}
+	return err
+}
+
+// checkPaths checks, before any work, the paths the user named: --tmpdir
+// must be a directory, and -o a file in an existing directory. Their
+// messages name the option and the path as typed.
+func checkPaths(c *cli.Context) error {
+	if hasFlag(c, "tmpdir") {
+		if dir := c.String("tmpdir"); dir != "" {
+			st, err := os.Stat(dir)
+			if err != nil || !st.IsDir() {
+				return UsageErrorf("--tmpdir %s: not a directory", dir)
+			}
+		}
+	}
+	if hasFlag(c, "output") {
+		if out := c.String("output"); out != "" && out != "-" {
+			dir := filepath.Dir(out)
+			if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+				return UsageErrorf("-o %s: directory %s does not exist", out, dir)
+			}
+		}
+	}
+	return nil
+}
+
+func hasFlag(c *cli.Context, name string) bool {
+	for _, f := range c.App.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // known reports whether name (up to an '=') is an option of the app.

@@ -3,7 +3,9 @@ package cmdutil
 import (
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
@@ -25,12 +27,34 @@ func AggregateFlags() []cli.Flag { return []cli.Flag{MemFlag, TmpDirFlag} }
 // runtime's soft memory limit just above the budget, so the collector
 // keeps the heap near what was promised.
 func AggregatorOptions(c *cli.Context) (stream.Options, error) {
-	mem, err := stream.ParseSize(c.String("mem"))
+	v := c.String("mem")
+	name := "--mem " + v
+	if env := os.Getenv("PFOLD_MEM"); env != "" && env == v && !memOnCommandLine(c) {
+		name = "PFOLD_MEM=" + v + " (the environment's --mem)"
+	}
+	mem, err := stream.ParseSize(v)
+	if rest := strings.TrimLeft(v, "0"); err != nil && len(rest) < len(v) && strings.Trim(strings.ToLower(rest), "kmgtib") == "" {
+		err, mem = nil, 0 // "0", "0MiB": a size, but none
+	}
 	if err != nil {
-		return stream.Options{}, UsageErrorf("--mem: %v", err)
+		return stream.Options{}, UsageErrorf("%s: not a size (such as 256MiB, 1GiB, 65536)", name)
+	}
+	if mem <= 0 {
+		return stream.Options{}, UsageErrorf("%s: the memory budget must be more than zero", name)
 	}
 	debug.SetMemoryLimit(mem + 48<<20)
 	return stream.Options{Mem: mem, TmpDir: c.String("tmpdir")}, nil
+}
+
+// memOnCommandLine reports whether --mem was given as an option, not
+// only by PFOLD_MEM.
+func memOnCommandLine(c *cli.Context) bool {
+	for _, n := range c.LocalFlagNames() {
+		if n == "mem" {
+			return c.IsSet("mem") && os.Getenv("PFOLD_MEM") != c.String("mem")
+		}
+	}
+	return false
 }
 
 // Input returns a reader of the command's file arguments ("-" or none is
