@@ -20,6 +20,10 @@ type PerfScriptOptions struct {
 	Kernel bool // --kernel: annotate kernel frames with _[k]
 	JIT    bool // --jit: annotate JIT frames with _[j]
 	Addrs  bool // --addrs: keep raw addresses of unknown symbols
+	// Samples counts each sample once; by default a sample weighs its
+	// period when the header prints one, as stackcollapse-perf.pl does
+	// (so a cpu-clock recording folds to nanoseconds).
+	Samples bool
 	// Srcline: each frame line is followed by a source line, as printed
 	// by perf script -F+srcline; it is appended to the frame as ":src".
 	Srcline bool
@@ -494,7 +498,7 @@ func (p *PerfScript) header(name string, lineNo int, line []byte) error {
 		i++
 	}
 	if i < len(t) && isDigits(tok(i)) {
-		if c, err := fold.ParseCount(tok(i)); err == nil && !c.IsZero() {
+		if c, err := fold.ParseCount(tok(i)); err == nil && !c.IsZero() && !p.opt.Samples {
 			p.weight = c
 		}
 		i++

@@ -14,6 +14,8 @@ type DotOptions struct {
 	// NodeFraction drops nodes whose total is below this fraction of all
 	// samples (stackprof's --node-fraction); 0 keeps all.
 	NodeFraction float64
+	// CountName names what the counts are ("samples" when empty).
+	CountName string
 }
 
 // maxListed bounds how many dropped frames a comment names.
@@ -68,7 +70,11 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 		}
 		fmt.Fprintf(bw, "  // dropped %d of %d nodes (%s): %s%s\n", len(dropped), len(p.Frames), strings.Join(why, ", "), strings.Join(names, ", "), more)
 	}
-	fmt.Fprintf(bw, "  Legend [shape=plaintext, fontsize=24, label=\"Total samples: %s\\l", p.Total)
+	name := opt.CountName
+	if name == "" {
+		name = "samples"
+	}
+	fmt.Fprintf(bw, "  Legend [shape=plaintext, fontsize=24, label=\"Total %s: %s\\l", quote(name), p.Total)
 	if len(dropped) > 0 {
 		fmt.Fprintf(bw, "Showing %d of %d nodes\\l", len(node), len(p.Frames))
 	}

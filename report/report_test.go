@@ -297,3 +297,15 @@ func BenchmarkAdd(b *testing.B) {
 		}
 	}
 }
+
+// TestCountName: the reports name the unit the user gives.
+func TestCountName(t *testing.T) {
+	p := New()
+	p.Add([]byte("a;b"), fold.Int(5))
+	var top, dot strings.Builder
+	p.WriteTop(&top, TopOptions{CountName: "nanoseconds"})
+	p.WriteDot(&dot, DotOptions{CountName: "nanoseconds"})
+	if !strings.Contains(top.String(), "nanoseconds: 5 in 1 stacks") || !strings.Contains(dot.String(), "Total nanoseconds: 5") {
+		t.Errorf("top:\n%s\ndot:\n%s", top.String(), dot.String())
+	}
+}

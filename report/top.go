@@ -10,6 +10,9 @@ import (
 type TopOptions struct {
 	SortTotal bool // sort by total instead of self samples
 	Limit     int  // at most this many rows; 0 means all
+	// CountName names what the counts are ("Samples" when empty):
+	// "nanoseconds" for a cpu-clock recording folded by period.
+	CountName string
 }
 
 // WriteTop writes stackprof's text report: a header with the sample
@@ -24,7 +27,11 @@ func (p *Profile) WriteTop(w io.Writer, opt TopOptions) error {
 		shown = opt.Limit
 	}
 	fmt.Fprintf(bw, "==================================\n")
-	fmt.Fprintf(bw, "  Samples: %s in %d stacks\n", p.Total, p.Stacks)
+	name := opt.CountName
+	if name == "" {
+		name = "Samples"
+	}
+	fmt.Fprintf(bw, "  %s: %s in %d stacks\n", name, p.Total, p.Stacks)
 	fmt.Fprintf(bw, "  Frames: %d (%d shown)\n", len(p.Frames), shown)
 	fmt.Fprintf(bw, "==================================\n")
 	fmt.Fprintf(bw, "%10s    (pct)  %10s    (pct)     FRAME\n", "TOTAL", "SAMPLES")

@@ -25,6 +25,7 @@ func newApp() *cli.App {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Usage: "keep the `N` frames with the most total samples", DefaultText: "0: all"},
 			&cli.Float64Flag{Name: "node-fraction", Usage: "drop frames with less than fraction `F` of all samples", DefaultText: "0: none"},
+			&cli.StringFlag{Name: "countname", Usage: "what the counts are, for the legend (`NAME`: nanoseconds for pfold of a cpu-clock recording, which folds periods)", DefaultText: "samples"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, stacks, frames and edges to stderr", DefaultText: "false"},
 		},
@@ -39,7 +40,7 @@ func run(c *cli.Context) error {
 	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
 		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into pdot")
 	}
-	opt := report.DotOptions{Limit: c.Int("limit"), NodeFraction: c.Float64("node-fraction")}
+	opt := report.DotOptions{Limit: c.Int("limit"), NodeFraction: c.Float64("node-fraction"), CountName: c.String("countname")}
 	if opt.Limit < 0 {
 		return cmdutil.UsageErrorf("--limit %d: must be 0 or more", opt.Limit)
 	}

@@ -30,6 +30,7 @@ func newApp() *cli.App {
 			&cli.BoolFlag{Name: "kernel", Usage: "annotate kernel functions with _[k]", DefaultText: "false"},
 			&cli.BoolFlag{Name: "jit", Usage: "annotate JIT functions with _[j]", DefaultText: "false"},
 			&cli.BoolFlag{Name: "all", Usage: "all annotations (--kernel --jit)", DefaultText: "false"},
+			&cli.BoolFlag{Name: "samples", Usage: "count each sample once; by default a sample weighs its period when perf script prints one (as stackcollapse-perf.pl does: cpu-clock folds to nanoseconds)", DefaultText: "false"},
 			&cli.BoolFlag{Name: "addrs", Usage: "include raw addresses where symbols can't be found", DefaultText: "false"},
 			&cli.BoolFlag{Name: "srcline", Usage: "input is perf script -F+srcline: append each frame's source line", DefaultText: "false"},
 			&cli.StringFlag{Name: "event-filter", Usage: "fold only samples of `EVENT`", DefaultText: "the first event seen"},
@@ -67,7 +68,7 @@ func run(c *cli.Context) error {
 	opt := ingest.PerfScriptOptions{
 		PID: c.Bool("pid"), TID: c.Bool("tid"),
 		Kernel: c.Bool("kernel") || c.Bool("all"), JIT: c.Bool("jit") || c.Bool("all"),
-		Addrs: c.Bool("addrs"), Srcline: c.Bool("srcline"),
+		Addrs: c.Bool("addrs"), Srcline: c.Bool("srcline"), Samples: c.Bool("samples"),
 		EventFilter: c.String("event-filter"), SkipAfter: c.StringSlice("skip-after"),
 		Warn: cmdutil.Notes(c), NoPIDNoted: new(atomic.Bool),
 	}

@@ -158,7 +158,7 @@ func buildPfold(t *testing.T) string {
 func TestClosedPipeIsQuiet(t *testing.T) {
 	bin := buildPfold(t)
 	// The output (~2 MB) is larger than a pipe's buffer.
-	cmd := exec.Command(bin, "--tid", "--addrs", "../../testdata/perf/recorded/gobuild.txt.gz")
+	cmd := exec.Command(bin, "--addrs", "../../testdata/perf/recorded/gobuild.txt.gz")
 	stdout, _ := cmd.StdoutPipe()
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
@@ -305,5 +305,27 @@ func TestNoPIDField(t *testing.T) {
 	}
 	if _, errs, _ := pfold(t, read(t, sample)); strings.Contains(errs, "+pid") {
 		t.Errorf("noted without --pid: %q", errs)
+	}
+}
+
+// TestSamples: --samples counts each sample once, whatever its period;
+// the default weighs samples by their period.
+func TestSamples(t *testing.T) {
+	sum := func(out string) (n int64) {
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			v, _ := strconv.ParseInt(l[strings.LastIndexByte(l, ' ')+1:], 10, 64)
+			n += v
+		}
+		return n
+	}
+	for _, j := range []string{"1", "2"} {
+		out, _, code := pfold(t, read(t, sample), "-j", j, "--samples")
+		if n := sum(out); code != 0 || n != 1240 {
+			t.Errorf("-j %s --samples: exit %d, %d in all, want 1240 samples", j, code, n)
+		}
+		out, _, _ = pfold(t, read(t, sample), "-j", j)
+		if n := sum(out); n != 1240*1001001 {
+			t.Errorf("-j %s: %d in all, want 1240 periods of 1001001 ns", j, n)
+		}
 	}
 }

@@ -25,6 +25,7 @@ func newApp() *cli.App {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Usage: "print at most `N` frames", DefaultText: "0: all"},
 			&cli.BoolFlag{Name: "sort-total", Usage: "sort by TOTAL instead of SAMPLES", DefaultText: "false"},
+			&cli.StringFlag{Name: "countname", Usage: "what the counts are, for the header (`NAME`: nanoseconds for pfold of a cpu-clock recording, which folds periods)", DefaultText: "Samples"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, stacks and frames to stderr", DefaultText: "false"},
 		},
@@ -54,7 +55,7 @@ func run(c *cli.Context) error {
 		return nil // empty in, empty out, as every binary does
 	}
 
-	opt := report.TopOptions{SortTotal: c.Bool("sort-total"), Limit: c.Int("limit")}
+	opt := report.TopOptions{SortTotal: c.Bool("sort-total"), Limit: c.Int("limit"), CountName: c.String("countname")}
 	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return p.WriteTop(w, opt) }); err != nil {
 		return err
 	}
