@@ -42,6 +42,7 @@ type Chunker struct {
 	carry   []byte // the start of the next chunk, read already
 	done    int64
 	rawRead atomic.Int64
+	data    atomic.Int64 // bytes after decompression
 
 	mapped  *os.File // the input being mapped, or nil
 	mapSize int64    // its size when opened
@@ -113,6 +114,7 @@ func (c *Chunker) Next() (*Chunk, error) {
 			}
 			n, err := c.cur.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
+			c.data.Add(int64(n))
 			if c.curRaw != nil {
 				c.rawRead.Store(c.done + c.curRaw.n)
 			}
@@ -211,6 +213,7 @@ func (c *Chunker) nextMapped() (*Chunk, error) {
 		c.line += lines
 		c.mapPos += int64(len(data))
 		c.rawRead.Store(c.done + c.mapPos)
+		c.data.Add(int64(len(data)))
 		return ch, nil
 	}
 }
@@ -227,6 +230,9 @@ func (c *Chunker) Release(ch *Chunk) {
 // BytesRead returns the raw bytes read from the inputs so far; it is safe
 // to call from another goroutine.
 func (c *Chunker) BytesRead() int64 { return c.rawRead.Load() }
+
+// DataRead returns the bytes read so far after decompression.
+func (c *Chunker) DataRead() int64 { return c.data.Load() }
 
 // Close closes the input being read.
 func (c *Chunker) Close() error {

@@ -38,6 +38,7 @@ type Reader struct {
 
 	done    int64 // raw bytes of inputs already closed
 	rawRead atomic.Int64
+	data    atomic.Int64 // bytes after decompression
 	err     error
 }
 
@@ -135,6 +136,7 @@ func (r *Reader) fill() {
 	}
 	n, err := r.cur.Read(r.buf[r.end:])
 	r.end += n
+	r.data.Add(int64(n))
 	if r.curRaw != nil {
 		r.rawRead.Store(r.done + r.curRaw.n)
 	}
@@ -167,6 +169,10 @@ func (r *Reader) Err() error { return r.err }
 // (compressed bytes for compressed inputs). It is safe to call from
 // another goroutine, for progress reports.
 func (r *Reader) BytesRead() int64 { return r.rawRead.Load() }
+
+// DataRead returns the bytes read so far after decompression: what the
+// work is done on. Safe from another goroutine, like BytesRead.
+func (r *Reader) DataRead() int64 { return r.data.Load() }
 
 // Close closes the current input.
 func (r *Reader) Close() error {

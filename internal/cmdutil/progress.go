@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -8,7 +9,6 @@ import (
 	"time"
 
 	"github.com/pfold/pfold/stream"
-	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
 )
@@ -81,7 +81,7 @@ func (e *errWriter) stop() {
 // progress is one progress line; its fields other than quit and done are
 // used under errWriter.mu.
 type progress struct {
-	bar   *progressbar.ProgressBar
+	bar   *progressLine
 	total int64 // -1 when unknown
 	shown bool  // drawn since the last clear
 	in    ByteCounter
@@ -96,9 +96,73 @@ type progress struct {
 
 func (p *progress) clear() {
 	if p.shown {
-		p.bar.Clear()
+		p.bar.clear()
 		p.shown = false
 	}
+}
+
+// DataCounter is a ByteCounter that also counts the bytes after
+// decompression (stream.Reader, stream.Chunker): the progress line shows
+// the rate of the work, not of the wire.
+type DataCounter interface{ DataRead() int64 }
+
+// progressLine draws one line on a terminal, redrawn in place:
+//
+//	pfold: 1.2 GiB read at 640 MiB/s (75 MiB of 150 MiB compressed, 50%), 0:02, about 0:02 left
+type progressLine struct {
+	w        io.Writer
+	name     string
+	total    int64 // raw bytes in all, -1 when unknown
+	start    time.Time
+	finished bool
+}
+
+func (l *progressLine) draw(raw, data int64) {
+	el := time.Since(l.start)
+	text := l.name + ": " + humanBytes(data) + " read"
+	if s := el.Seconds(); s > 0.2 {
+		text += " at " + humanBytes(int64(float64(data)/s)) + "/s"
+	}
+	if l.total >= 0 {
+		pct := 100.0
+		if l.total > 0 {
+			pct = 100 * float64(raw) / float64(l.total)
+		}
+		if raw != data {
+			text += fmt.Sprintf(" (%s of %s compressed, %.0f%%)", humanBytes(raw), humanBytes(l.total), pct)
+		} else {
+			text += fmt.Sprintf(" of %s, %.0f%%", humanBytes(l.total), pct)
+		}
+		if raw >= l.total {
+			l.finished = true
+		}
+	}
+	text += ", " + clock(el)
+	if l.total > 0 && raw > 0 && raw < l.total {
+		left := time.Duration(float64(el) * float64(l.total-raw) / float64(raw))
+		text += ", about " + clock(left) + " left"
+	}
+	fmt.Fprintf(l.w, "\x1b[2K\r%s", text)
+}
+
+func (l *progressLine) clear() { io.WriteString(l.w, "\x1b[2K\r") }
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, u := float64(n), 0
+	for f >= unit && u < 5 {
+		f /= unit
+		u++
+	}
+	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[u-1])
+}
+
+func clock(d time.Duration) string {
+	s := int64(d.Seconds())
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
 }
 
 // progressWanted decides whether a progress line may be shown, and
@@ -113,7 +177,9 @@ func progressWanted(forced, disabled, terminal bool, total int64, known bool) (w
 	case !terminal:
 		return false, false
 	case known:
-		return total > progressThreshold, total > progressThreshold
+		// A small compressed file may hold much data: the line may still
+		// appear, once the data read passes the threshold.
+		return true, total > progressThreshold
 	}
 	return true, false
 }
@@ -143,18 +209,7 @@ func startProgress(c *cli.Context, in ByteCounter) {
 		total = -1
 	}
 	p := &progress{
-		bar: progressbar.NewOptions64(total,
-			progressbar.OptionSetWriter(e.w),
-			progressbar.OptionSetDescription(c.App.Name),
-			progressbar.OptionShowBytes(true),
-			progressbar.OptionShowCount(),
-			progressbar.OptionSetWidth(20),
-			progressbar.OptionSetElapsedTime(true),
-			progressbar.OptionSetPredictTime(known),
-			progressbar.OptionUseANSICodes(true),
-			progressbar.OptionSetSpinnerChangeInterval(0), // only our ticker draws
-			progressbar.OptionSpinnerType(14),
-		),
+		bar:    &progressLine{w: e.w, name: c.App.Name, total: total, start: time.Now()},
 		total:  total,
 		in:     in,
 		active: fromStart,
@@ -164,7 +219,7 @@ func startProgress(c *cli.Context, in ByteCounter) {
 	e.mu.Lock()
 	e.bar = p
 	if p.active {
-		p.bar.RenderBlank()
+		p.bar.draw(0, 0)
 		p.shown = true
 	}
 	e.mu.Unlock()
@@ -183,6 +238,10 @@ func (e *errWriter) tick(p *progress, in ByteCounter) {
 		case <-t.C:
 		}
 		n := in.BytesRead()
+		data := n
+		if d, ok := in.(DataCounter); ok {
+			data = d.DataRead()
+		}
 		e.mu.Lock()
 		if e.bar != p { // stopped, or cleared for an interrupt
 			e.mu.Unlock()
@@ -196,19 +255,14 @@ func (e *errWriter) tick(p *progress, in ByteCounter) {
 		if p.total >= 0 && n > p.total {
 			n = p.total // a file that grew while read
 		}
-		if !p.active && n > progressThreshold {
+		// A small .zst can hold gigabytes: the work is the data.
+		if !p.active && max(n, data) > progressThreshold {
 			p.active = true
 		}
-		if p.active {
-			if !p.shown && !p.bar.IsFinished() {
-				p.bar.RenderBlank()
-				p.shown = true
-			}
-			// A finished bar (a known size, all read) is not drawn again.
-			if !p.bar.IsFinished() {
-				p.bar.Set64(n)
-				p.shown = true
-			}
+		// A finished line (a known size, all read) is not drawn again.
+		if p.active && !p.bar.finished {
+			p.bar.draw(n, data)
+			p.shown = true
 		}
 		e.mu.Unlock()
 	}

@@ -4,9 +4,11 @@ package cmdutil
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -64,10 +66,45 @@ func TestProgressOnTerminal(t *testing.T) {
 	if !ok {
 		t.Fatalf("no stats line on the terminal: %q", out)
 	}
-	if !strings.Contains(first, "reader 100% |") || !strings.HasSuffix(first, "\033[2K\r") {
+	if !strings.Contains(first, "read of 17.3 KiB, 100%") || !strings.HasSuffix(first, "\033[2K\r") {
 		t.Errorf("no progress line, then cleared, on the terminal: %q", first)
 	}
 	if second != "reader: 1000 lines\n" {
 		t.Errorf("--no-progress on the terminal: %q", second)
+	}
+}
+
+// TestProgressCompressed: a small compressed file that holds much data
+// gets a progress line on a terminal, and the line counts the data (the
+// uncompressed bytes), with the compressed ones beside them.
+func TestProgressCompressed(t *testing.T) {
+	lowThreshold(t)
+	var raw bytes.Buffer
+	for i := range 20000 {
+		fmt.Fprintf(&raw, "main;work;f%d %d\n", i%50, i+1)
+	}
+	progressThreshold = int64(raw.Len()) / 2 // the gzip file is far smaller
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(raw.Bytes())
+	zw.Close()
+	in := filepath.Join(t.TempDir(), "in.folded.gz")
+	os.WriteFile(in, gz.Bytes(), 0o644)
+	if int64(gz.Len()) > progressThreshold {
+		t.Fatalf("the compressed file (%d bytes) is not small", gz.Len())
+	}
+	ptmx, pts := openPTY(t)
+	var screen bytes.Buffer
+	done := make(chan struct{})
+	go func() { io.Copy(&screen, ptmx); close(done) }()
+	if st := Run(readingApp(pts, 50*time.Millisecond, 0), []string{"reader", "--stats", in}); st != 0 {
+		t.Fatalf("status %d", st)
+	}
+	pts.Close()
+	time.Sleep(50 * time.Millisecond)
+	ptmx.Close()
+	<-done
+	if out := screen.String(); !strings.Contains(out, "KiB read") || !strings.Contains(out, "compressed") {
+		t.Errorf("no progress line of the data with the compressed bytes beside: %q", out)
 	}
 }

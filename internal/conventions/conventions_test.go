@@ -109,3 +109,24 @@ func TestNotFolded(t *testing.T) {
 		}
 	}
 }
+
+// TestNoNetHTTP: no binary links net/http (the progress bar library
+// pulled it into all of them); test-only dependencies stay out too.
+func TestNoNetHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	args := []string{"list", "-deps"}
+	for _, b := range all {
+		args = append(args, "github.com/pfold/pfold/cmd/"+b)
+	}
+	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "net/http" || strings.HasPrefix(dep, "github.com/chromedp/") {
+			t.Errorf("a binary depends on %s", dep)
+		}
+	}
+}
