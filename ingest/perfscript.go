@@ -48,6 +48,9 @@ type PerfScriptOptions struct {
 	// options), so that the note on a dump without a pid field is said
 	// once; nil gives each parser its own.
 	NoPIDNoted *atomic.Bool
+	// Folded, when set, counts the samples folded, for a progress line
+	// read on another goroutine.
+	Folded *atomic.Int64
 }
 
 // PerfScriptStats counts what the parser saw.
@@ -236,6 +239,12 @@ func (p *PerfScript) End() error {
 			return nil // the stack would be empty
 		}
 		p.stats.Samples++
+		if p.opt.Folded != nil {
+			p.opt.Folded.Add(1)
+		}
+		if p.opt.Folded != nil {
+			p.opt.Folded.Add(1)
+		}
 		return p.addBatch(named)
 	}
 	if !p.hasName && len(p.ends) == 0 {

@@ -70,8 +70,9 @@ func run(c *cli.Context) error {
 		Kernel: c.Bool("kernel") || c.Bool("all"), JIT: c.Bool("jit") || c.Bool("all"),
 		Addrs: c.Bool("addrs"), Srcline: c.Bool("srcline"), Samples: c.Bool("samples"),
 		EventFilter: c.String("event-filter"), SkipAfter: c.StringSlice("skip-after"),
-		Warn: cmdutil.Notes(c), NoPIDNoted: new(atomic.Bool),
+		Warn: cmdutil.Notes(c), NoPIDNoted: new(atomic.Bool), Folded: new(atomic.Int64),
 	}
+	cmdutil.ProgressStacks(c, opt.Folded)
 	jobs := c.Int("jobs")
 	if jobs < 1 {
 		return cmdutil.UsageErrorf("--jobs must be at least 1")

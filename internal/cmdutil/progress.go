@@ -50,6 +50,8 @@ type errWriter struct {
 	mu  sync.Mutex
 	w   io.Writer // the real standard error
 	bar *progress // the running progress line, or nil
+	// stacks counts the stacks folded, when the command says so.
+	stacks *atomic.Int64
 }
 
 func (e *errWriter) Write(p []byte) (int, error) {
@@ -101,6 +103,16 @@ func (p *progress) clear() {
 	}
 }
 
+// ProgressStacks makes the progress line show counter, the stacks folded
+// so far, and their rate. Call it before Input or Chunker.
+func ProgressStacks(c *cli.Context, counter *atomic.Int64) {
+	if e, ok := c.App.ErrWriter.(*errWriter); ok {
+		e.mu.Lock()
+		e.stacks = counter
+		e.mu.Unlock()
+	}
+}
+
 // DataCounter is a ByteCounter that also counts the bytes after
 // decompression (stream.Reader, stream.Chunker): the progress line shows
 // the rate of the work, not of the wire.
@@ -115,6 +127,7 @@ type progressLine struct {
 	total    int64 // raw bytes in all, -1 when unknown
 	start    time.Time
 	finished bool
+	stacks   *atomic.Int64 // or nil
 }
 
 func (l *progressLine) draw(raw, data int64) {
@@ -135,6 +148,13 @@ func (l *progressLine) draw(raw, data int64) {
 		}
 		if raw >= l.total {
 			l.finished = true
+		}
+	}
+	if l.stacks != nil {
+		n := l.stacks.Load()
+		text += fmt.Sprintf(", %s stacks", humanCount(n))
+		if s := el.Seconds(); s > 0.2 {
+			text += fmt.Sprintf(" (%s/s)", humanCount(int64(float64(n)/s)))
 		}
 	}
 	text += ", " + clock(el)
@@ -158,6 +178,18 @@ func humanBytes(n int64) string {
 		u++
 	}
 	return fmt.Sprintf("%.1f %ciB", f, "KMGTPE"[u-1])
+}
+
+func humanCount(n int64) string {
+	switch {
+	case n >= 10_000_000:
+		return fmt.Sprintf("%.0fM", float64(n)/1e6)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
 }
 
 func clock(d time.Duration) string {
@@ -209,7 +241,7 @@ func startProgress(c *cli.Context, in ByteCounter) {
 		total = -1
 	}
 	p := &progress{
-		bar:    &progressLine{w: e.w, name: c.App.Name, total: total, start: time.Now()},
+		bar:    &progressLine{w: e.w, name: c.App.Name, total: total, start: time.Now(), stacks: e.stacks},
 		total:  total,
 		in:     in,
 		active: fromStart,

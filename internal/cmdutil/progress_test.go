@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -255,5 +256,18 @@ func BenchmarkFoldProgress(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestProgressStacks: with a stacks counter the line shows the stacks
+// folded and their rate.
+func TestProgressStacks(t *testing.T) {
+	var buf strings.Builder
+	var n atomic.Int64
+	n.Store(12345)
+	l := &progressLine{w: &buf, name: "pfold", total: -1, start: time.Now().Add(-time.Second), stacks: &n}
+	l.draw(1<<20, 1<<20)
+	if !strings.Contains(buf.String(), "1.0 MiB read at") || !strings.Contains(buf.String(), "12k stacks (12k/s)") {
+		t.Errorf("line %q", buf.String())
 	}
 }
