@@ -1,0 +1,183 @@
+// Package hoststest runs scripts/pfold-hosts for real: an sshd on two
+// loopback addresses stands for two hosts.
+package hoststest
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pfold/pfold/internal/testenv"
+)
+
+type hosts struct {
+	bin  string // pfold, pmerge: on the local PATH and the hosts'
+	ssh  string // the ssh command for parallel's --ssh
+	list string // -S
+}
+
+// freePort finds a port free on both loopback addresses.
+func freePort(t *testing.T) int {
+	for i := 0; i < 20; i++ {
+		l, err := net.Listen("tcp", "127.0.0.2:0")
+		if err != nil {
+			t.Skipf("cannot listen on 127.0.0.2: %v", err)
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if l2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.3:%d", port)); err == nil {
+			l2.Close()
+			return port
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+func startHosts(t *testing.T) *hosts {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts sshd")
+	}
+	sshd := testenv.NeedTool(t, "Debian package openssh-server", "sshd", "/usr/sbin/sshd")
+	keygen := testenv.NeedTool(t, "Debian package openssh-client", "ssh-keygen")
+	testenv.NeedTool(t, "Debian package openssh-client", "ssh")
+	testenv.NeedTool(t, "Debian package parallel", "parallel")
+	testenv.NeedTool(t, "Debian package rsync: parallel --basefile", "rsync")
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if out, err := exec.Command(gobin, "build", "-o", bin+"/", "github.com/pfold/pfold/cmd/pfold", "github.com/pfold/pfold/cmd/pmerge").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, k := range []string{"host", "client"} {
+		if out, err := exec.Command(keygen, "-q", "-t", "ed25519", "-N", "", "-f", filepath.Join(dir, k)).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v\n%s", err, out)
+		}
+	}
+	os.MkdirAll("/run/sshd", 0o755) // privilege separation; the package's service makes it
+	port := freePort(t)
+	conf := filepath.Join(dir, "sshd_config")
+	os.WriteFile(conf, []byte(fmt.Sprintf(`Port %d
+ListenAddress 127.0.0.2
+ListenAddress 127.0.0.3
+HostKey %s/host
+AuthorizedKeysFile %s/client.pub
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+StrictModes no
+PidFile %s/sshd.pid
+SetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin
+`, port, dir, dir, dir, bin)), 0o600)
+	cmd := exec.Command(sshd, "-D", "-e", "-f", conf)
+	var logb bytes.Buffer
+	cmd.Stderr = &logb
+	if err := cmd.Start(); err != nil {
+		testenv.Missing(t, fmt.Sprintf("sshd does not start: %v", err))
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	ssh := fmt.Sprintf("ssh -p %d -i %s/client -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o BatchMode=yes -o LogLevel=ERROR", port, dir)
+	// Wait for it to answer.
+	for i := 0; ; i++ {
+		out, err := exec.Command("sh", "-c", ssh+" 127.0.0.2 true").CombinedOutput()
+		if err == nil {
+			break
+		}
+		if i == 50 {
+			testenv.Missing(t, fmt.Sprintf("cannot ssh to the test sshd: %v\n%s\nsshd: %s", err, out, logb.String()))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return &hosts{bin: bin, ssh: ssh, list: "127.0.0.2,127.0.0.3"}
+}
+
+func (h *hosts) run(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	script, _ := filepath.Abs("../pfold-hosts")
+	cmd := exec.Command(script, append([]string{"--ssh", h.ssh}, args...)...)
+	cmd.Env = append(os.Environ(), "PATH="+h.bin+":"+os.Getenv("PATH"), "HOME="+t.TempDir())
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func (h *hosts) pfold(t *testing.T, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(h.bin, "pfold"), args...).Output()
+	if err != nil {
+		t.Fatalf("pfold %v: %v", args, err)
+	}
+	return string(out)
+}
+
+// TestPfoldHosts: on every dump in testdata/perf, folding across the two
+// hosts gives what one pfold gives, in both modes.
+func TestPfoldHosts(t *testing.T) {
+	h := startHosts(t)
+	dumps, _ := filepath.Glob("../../testdata/perf/recorded/*.txt*")
+	more, _ := filepath.Glob("../../testdata/perf/flamegraph/*.txt")
+	dumps = append(dumps, more...)
+	if len(dumps) < 10 {
+		t.Fatalf("only %d dumps", len(dumps))
+	}
+	for i, d := range dumps {
+		abs, _ := filepath.Abs(d)
+		optss := [][]string{nil}
+		if i%4 == 0 {
+			optss = append(optss, []string{"--pid"})
+		}
+		for _, opts := range optss {
+			want := h.pfold(t, append(opts, abs)...)
+			// Data here: small blocks, so every host gets several.
+			got, errs, err := h.run(t, append(append([]string{"-S", h.list, "--block", "256k"}, opts...), abs)...)
+			if err != nil || got != want {
+				t.Errorf("%s %v, data here: %v, same %v\n%s", filepath.Base(d), opts, err, got == want, errs)
+			}
+		}
+	}
+	// Data there: each host folds the file under that name (here both
+	// see the same file, so the merge counts it twice).
+	abs, _ := filepath.Abs("../../testdata/perf/recorded/cwork.perf-script.txt")
+	twice := filepath.Join(t.TempDir(), "twice.txt")
+	b, _ := os.ReadFile(abs)
+	os.WriteFile(twice, append(append([]byte{}, b...), append([]byte("\n"), b...)...), 0o644)
+	want := h.pfold(t, twice)
+	got, errs, err := h.run(t, "-S", h.list, "--remote-files", abs)
+	if err != nil || got != want {
+		t.Errorf("--remote-files: %v, same %v\n%s", err, got == want, errs)
+	}
+	// --transfer-binary, on a compressed dump.
+	gz, _ := filepath.Abs("../../testdata/perf/recorded/gobuild.txt.gz")
+	want = h.pfold(t, "--kernel", gz)
+	got, errs, err = h.run(t, "-S", h.list, "--transfer-binary", "--kernel", gz)
+	if err != nil || got != want {
+		t.Errorf("--transfer-binary: %v, same %v\n%s", err, got == want, errs)
+	}
+}
+
+// TestPfoldHostsFailure: a host that fails makes the run fail, naming
+// the host, with nothing on stdout.
+func TestPfoldHostsFailure(t *testing.T) {
+	h := startHosts(t)
+	abs, _ := filepath.Abs("../../testdata/perf/recorded/cwork.perf-script.txt")
+	// A host with no sshd.
+	out, errs, err := h.run(t, "-S", "127.0.0.2,127.0.0.9", "--block", "32k", abs)
+	if err == nil || out != "" || !strings.Contains(errs, "127.0.0.9") {
+		t.Errorf("unreachable host: %v, %d bytes out, stderr %q", err, len(out), errs)
+	}
+	// pfold failing on the hosts.
+	out, errs, err = h.run(t, "-S", h.list, "--frobnicate", abs)
+	if err == nil || out != "" || !strings.Contains(errs, "host 127.0.0.") || !strings.Contains(errs, "frobnicate") {
+		t.Errorf("failing pfold: %v, %d bytes out, stderr %q", err, len(out), errs)
+	}
+}
