@@ -139,7 +139,7 @@ func TestFreshRecording(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "cwork")
-	if out, err := exec.Command(cc, "-O1", "-fno-omit-frame-pointer", "-o", bin, "../../testdata/perfdata/src/cwork.c").CombinedOutput(); err != nil {
+	if out, err := exec.Command(cc, "-O1", "-fno-omit-frame-pointer", "-o", bin, "../../testdata/perfreport/cwork.c").CombinedOutput(); err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	home := t.TempDir() // perf's build-id cache, shared by perf and the replay

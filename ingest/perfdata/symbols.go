@@ -402,18 +402,23 @@ func elfBuildID(f *elf.File) []byte {
 		if err != nil {
 			return nil
 		}
-		for len(data) >= 12 {
-			nsz, dsz, typ := binary.LittleEndian.Uint32(data), binary.LittleEndian.Uint32(data[4:]), binary.LittleEndian.Uint32(data[8:])
-			nA, dA := (int(nsz)+3)&^3, (int(dsz)+3)&^3
-			if 12+nA+dA > len(data) {
-				return nil
-			}
-			if typ == 3 && nsz == 4 && string(data[12:15]) == "GNU" {
-				return append([]byte(nil), data[12+nA:12+nA+int(min(dsz, 20))]...)
-			}
-			data = data[12+nA+dA:]
+		return noteBuildID(data)
+	}
+	return nil
+}
+
+// noteBuildID returns the GNU build id among ELF notes.
+func noteBuildID(data []byte) []byte {
+	for len(data) >= 12 {
+		nsz, dsz, typ := binary.LittleEndian.Uint32(data), binary.LittleEndian.Uint32(data[4:]), binary.LittleEndian.Uint32(data[8:])
+		nA, dA := (int(nsz)+3)&^3, (int(dsz)+3)&^3
+		if 12+nA+dA > len(data) {
+			return nil
 		}
-		return nil
+		if typ == 3 && nsz == 4 && string(data[12:15]) == "GNU" {
+			return append([]byte(nil), data[12+nA:12+nA+int(min(dsz, 20))]...)
+		}
+		data = data[12+nA+dA:]
 	}
 	return nil
 }
@@ -688,18 +693,7 @@ func runningKernelBuildID() []byte {
 	if err != nil {
 		return nil
 	}
-	for len(data) >= 12 {
-		nsz, dsz, typ := binary.LittleEndian.Uint32(data), binary.LittleEndian.Uint32(data[4:]), binary.LittleEndian.Uint32(data[8:])
-		nA, dA := (int(nsz)+3)&^3, (int(dsz)+3)&^3
-		if 12+nA+dA > len(data) {
-			return nil
-		}
-		if typ == 3 && nsz == 4 && string(data[12:15]) == "GNU" {
-			return append([]byte(nil), data[12+nA:12+nA+int(min(dsz, 20))]...)
-		}
-		data = data[12+nA+dA:]
-	}
-	return nil
+	return noteBuildID(data)
 }
 
 // --- JIT maps and the vdso ----------------------------------------------

@@ -17,7 +17,7 @@ build=/tmp/pfold-perfdata
 rm -rf "$build" && mkdir -p "$build/home"
 export HOME=$build/home # perf's build-id cache goes here, not into the fixtures
 
-gcc -O1 -g -fno-omit-frame-pointer -o "$build/cwork" "$here/src/cwork.c"
+gcc -O1 -g -fno-omit-frame-pointer -o "$build/cwork" "$here/../perfreport/cwork.c"
 g++ -O1 -g -fno-omit-frame-pointer -pthread -o "$build/tmpl" "$here/src/tmpl.cpp"
 gcc -O1 -fno-omit-frame-pointer -o "$build/jit" "$here/src/jit.c"
 (cd "$here/src/gowork" && go build -ldflags=-w -o "$build/gowork" .)
