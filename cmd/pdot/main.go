@@ -48,15 +48,9 @@ func run(c *cli.Context) error {
 		return cmdutil.UsageErrorf("--node-fraction %g: must be between 0 and 1", opt.NodeFraction)
 	}
 	p := report.New()
-	diag := cmdutil.NewDiag(c)
-	in := cmdutil.Input(c)
-	defer in.Close()
-	if err := p.ReadFolded(in, diag); err != nil {
+	in, err := cmdutil.ReadFolded(c, p.Add)
+	if err != nil || in.Empty() {
 		return err
-	}
-	diag.Flush()
-	if p.Stacks == 0 && diag.Count() == 0 {
-		return nil // empty in, empty out, as every binary does
 	}
 
 	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return p.WriteDot(w, opt) }); err != nil {
@@ -64,7 +58,7 @@ func run(c *cli.Context) error {
 	}
 	if c.Bool("stats") {
 		cmdutil.Statsf(c, "%d bytes read, %d stacks, %d lines malformed, %d frames, %d call edges, total %s",
-			in.BytesRead(), p.Stacks, diag.Count(), len(p.Frames), len(p.Edges()), p.Total)
+			in.Bytes, p.Stacks, in.Malformed, len(p.Frames), len(p.Edges()), p.Total)
 	}
 	return nil
 }

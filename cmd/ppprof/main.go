@@ -66,21 +66,9 @@ func run(c *cli.Context) error {
 	}
 
 	b := pprof.New(opt)
-	diag := cmdutil.NewDiag(c)
-	in := cmdutil.Input(c)
-	defer in.Close()
-	fr := stream.NewFoldedReader(in, diag)
-	for fr.Next() {
-		if err := b.Add(fr.Stack(), fr.Count()); err != nil {
-			return fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
-		}
-	}
-	if err := fr.Err(); err != nil {
+	in, err := cmdutil.ReadFolded(c, b.Add)
+	if err != nil || in.Empty() {
 		return err
-	}
-	diag.Flush()
-	if b.Samples() == 0 && diag.Count() == 0 {
-		return nil // empty in, empty out, as every binary does
 	}
 	if b.Rounded() {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: pprof values are integers: counts rounded, folded total %v × scale %v written as %d (raise --scale to keep fractions)\n",
@@ -96,7 +84,7 @@ func run(c *cli.Context) error {
 	}
 	if c.Bool("stats") {
 		cmdutil.Statsf(c, "%d bytes read, %d lines, %d samples, %d lines malformed, %d functions, total %v (written %d %s)",
-			in.BytesRead(), fr.Lines, b.Samples(), diag.Count(), b.Functions(), b.Total(), b.Written(), c.String("sample-type"))
+			in.Bytes, in.Lines, b.Samples(), in.Malformed, b.Functions(), b.Total(), b.Written(), c.String("sample-type"))
 	}
 	return nil
 }

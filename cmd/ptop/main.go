@@ -44,15 +44,9 @@ func run(c *cli.Context) error {
 		return cmdutil.UsageErrorf("--limit %d: must be 0 or more", c.Int("limit"))
 	}
 	p := report.New()
-	diag := cmdutil.NewDiag(c)
-	in := cmdutil.Input(c)
-	defer in.Close()
-	if err := p.ReadFolded(in, diag); err != nil {
+	in, err := cmdutil.ReadFolded(c, p.Add)
+	if err != nil || in.Empty() {
 		return err
-	}
-	diag.Flush()
-	if p.Stacks == 0 && diag.Count() == 0 {
-		return nil // empty in, empty out, as every binary does
 	}
 
 	opt := report.TopOptions{SortTotal: c.Bool("sort-total"), Limit: c.Int("limit"), CountName: c.String("countname")}
@@ -61,7 +55,7 @@ func run(c *cli.Context) error {
 	}
 	if c.Bool("stats") {
 		cmdutil.Statsf(c, "%d bytes read, %d stacks, %d lines malformed, %d frames, total %s",
-			in.BytesRead(), p.Stacks, diag.Count(), len(p.Frames), p.Total)
+			in.Bytes, p.Stacks, in.Malformed, len(p.Frames), p.Total)
 	}
 	return nil
 }

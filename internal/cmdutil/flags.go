@@ -2,6 +2,7 @@ package cmdutil
 
 import (
 	"fmt"
+	"github.com/pfold/pfold/fold"
 	"io"
 	"os"
 	"runtime/debug"
@@ -121,4 +122,35 @@ func WriteOutput(c *cli.Context, write func(w io.Writer) error) error {
 		return err
 	}
 	return out.Close()
+}
+
+// FoldedInput is what ReadFolded read.
+type FoldedInput struct {
+	Bytes     int64 // read from the inputs (compressed bytes for compressed ones)
+	Lines     int64
+	Stacks    int64 // well-formed lines
+	Malformed int
+}
+
+// Empty reports whether the input held nothing: no stack and no
+// malformed line. Every binary then writes nothing and exits 0.
+func (in FoldedInput) Empty() bool { return in.Stacks == 0 && in.Malformed == 0 }
+
+// ReadFolded reads the command's inputs as folded stacks and hands each
+// to add: the reading every binary that takes folded stacks does, with
+// its malformed-line reports, its progress line and its file:line on
+// errors.
+func ReadFolded(c *cli.Context, add func(stack []byte, n fold.Count) error) (FoldedInput, error) {
+	diag := NewDiag(c)
+	in := Input(c)
+	defer in.Close()
+	fr := stream.NewFoldedReader(in, diag)
+	for fr.Next() {
+		if err := add(fr.Stack(), fr.Count()); err != nil {
+			return FoldedInput{}, fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
+		}
+	}
+	err := fr.Err()
+	diag.Flush()
+	return FoldedInput{Bytes: in.BytesRead(), Lines: fr.Lines, Stacks: fr.Stacks, Malformed: diag.Count()}, err
 }
