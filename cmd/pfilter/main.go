@@ -71,23 +71,14 @@ func run(c *cli.Context, args []transformArg) error {
 	diag := cmdutil.NewDiag(c)
 	in := cmdutil.Input(c)
 	defer in.Close()
-	out, err := cmdutil.Output(c)
-	if err != nil {
+	var st transform.FilterStats
+	err = cmdutil.WriteFolded(c, func(emit func([]byte, fold.Count) error) error {
+		var err error
+		st, err = transform.Filter(stream.NewFoldedReader(in, diag), ts, transform.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()}, emit)
+		diag.Flush()
 		return err
-	}
-	var line []byte
-	st, err := transform.Filter(stream.NewFoldedReader(in, diag), ts, transform.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()},
-		func(stack []byte, n fold.Count) error {
-			line = fold.AppendLine(line[:0], stack, n)
-			_, err := out.Write(line)
-			return err
-		})
-	diag.Flush()
+	})
 	if err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

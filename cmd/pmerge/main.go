@@ -55,23 +55,14 @@ func run(c *cli.Context) error {
 		return err
 	}
 	diag := cmdutil.NewDiag(c)
-	out, err := cmdutil.Output(c)
-	if err != nil {
+	var st MergeStats
+	err = cmdutil.WriteFolded(c, func(emit func([]byte, fold.Count) error) error {
+		var err error
+		st, err = MergeFiles(names, MergeOptions{Agg: aggOpt, Diag: diag, Weights: weights, Stdin: c.App.Reader}, emit)
+		diag.Flush()
 		return err
-	}
-	var line []byte
-	st, err := MergeFiles(names, MergeOptions{Agg: aggOpt, Diag: diag, Weights: weights, Stdin: c.App.Reader},
-		func(stack []byte, n fold.Count) error {
-			line = fold.AppendLine(line[:0], stack, n)
-			_, err := out.Write(line)
-			return err
-		})
-	diag.Flush()
+	})
 	if err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

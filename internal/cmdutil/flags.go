@@ -154,3 +154,17 @@ func ReadFolded(c *cli.Context, add func(stack []byte, n fold.Count) error) (Fol
 	diag.Flush()
 	return FoldedInput{Bytes: in.BytesRead(), Lines: fr.Lines, Stacks: fr.Stacks, Malformed: diag.Count()}, err
 }
+
+// WriteFolded writes the folded stacks produce emits to the --output
+// destination: the output appears only if produce and the closing
+// succeed, and nothing is written to stdout when they fail.
+func WriteFolded(c *cli.Context, produce func(emit func(stack []byte, n fold.Count) error) error) error {
+	return WriteOutput(c, func(w io.Writer) error {
+		var line []byte
+		return produce(func(stack []byte, n fold.Count) error {
+			line = fold.AppendLine(line[:0], stack, n)
+			_, err := w.Write(line)
+			return err
+		})
+	})
+}
