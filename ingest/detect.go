@@ -76,6 +76,9 @@ func Detect(prefix []byte) (Format, error) {
 	if trimmed[0] == '{' {
 		return FormatStackprof, nil
 	}
+	if f, ok := sniffRegistered(prefix); ok {
+		return f, nil
+	}
 	lines := bytes.Split(prefix, []byte("\n"))
 	if len(lines) > 1 && len(lines[len(lines)-1]) > 0 {
 		lines = lines[:len(lines)-1] // possibly cut short

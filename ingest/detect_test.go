@@ -136,7 +136,7 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("%s: %q, %v", f, got, err)
 		}
 	}
-	if _, err := ParseFormat("perf"); err == nil || !strings.Contains(err.Error(), "perf-script, perf-report, stackprof, folded, perf-data, auto") {
+	if _, err := ParseFormat("perf"); err == nil || !strings.Contains(err.Error(), "perf-script, perf-report, stackprof, folded, perf-data, dtrace, auto") {
 		t.Errorf("err = %v", err)
 	}
 }

@@ -32,15 +32,20 @@ type Inputs struct {
 	Detected func(name string, f Format)
 	// PerfData says where perf.data inputs find their symbols.
 	PerfData perfdata.Options
+	// Options gives the registered formats their flags' values (pfold
+	// passes its *cli.Context); nil means every default.
+	Options format.Options
 
-	report  *PerfReport
-	stats   InputsStats
-	cur     Format // format of the input being read; "" while detecting
-	name    string
-	pending []pendingLine // lines read while detecting
-	pendLen int
-	dump    []byte // the stackprof input being gathered
-	pdata   format.Parser
+	report   *PerfReport
+	stats    InputsStats
+	cur      Format // format of the input being read; "" while detecting
+	name     string
+	pending  []pendingLine // lines read while detecting
+	pendLen  int
+	dump     []byte // the stackprof input being gathered
+	pdata    format.Parser
+	extra    format.Parser // the parser of a registered format
+	extraErr error
 }
 
 type pendingLine struct {
@@ -144,6 +149,14 @@ func (in *Inputs) begin() {
 		in.dump = in.dump[:0]
 	case FormatPerfData:
 		in.pdata = perfdata.NewParser(in.PerfData, scriptParser{in.PerfScript})
+	default:
+		if f := registered(in.cur); f != nil {
+			opts := in.Options
+			if opts == nil {
+				opts = format.MapOptions{}
+			}
+			in.extra, in.extraErr = f.New(opts, format.EmitFunc(in.Emit), in.Diag)
+		}
 	}
 }
 
@@ -169,6 +182,12 @@ func (in *Inputs) line(n int, text []byte) error {
 		return nil
 	case FormatPerfData:
 		return in.pdata.Line(in.name, n, text)
+	}
+	if in.extra != nil || in.extraErr != nil {
+		if in.extraErr != nil {
+			return in.extraErr
+		}
+		return in.extra.Line(in.name, n, text)
 	}
 	return in.folded(n, text)
 }
@@ -200,6 +219,14 @@ func (in *Inputs) endInput() error {
 	case FormatPerfData:
 		if err := in.pdata.End(); err != nil {
 			return err
+		}
+	default:
+		if in.extra != nil {
+			err := in.extra.End()
+			in.extra = nil
+			if err != nil {
+				return err
+			}
 		}
 	case FormatStackprof:
 		st, err := FoldStackprof(in.dump, in.Emit)

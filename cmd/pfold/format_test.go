@@ -33,7 +33,7 @@ func TestFormats(t *testing.T) {
 	if _, stderr, code := pfold(t, "", "--format", "stackprof", report); code != 1 || !strings.Contains(stderr, "stackprof JSON") {
 		t.Errorf("--format stackprof on perf report: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := pfold(t, "a 1\n", "--format", "perf"); code != 2 || !strings.Contains(stderr, "perf-script, perf-report, stackprof, folded, perf-data, auto") {
+	if _, stderr, code := pfold(t, "a 1\n", "--format", "perf"); code != 2 || !strings.Contains(stderr, "perf-script, perf-report, stackprof, folded, perf-data, dtrace, auto") {
 		t.Errorf("--format perf: exit %d, %s", code, stderr)
 	}
 	if _, stderr, code := pfold(t, "hello\n"); code != 1 || !strings.Contains(stderr, "unrecognised input format") {

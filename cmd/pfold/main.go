@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/pfold/pfold/ingest/format"
 	"io"
 	"runtime"
 	"sync/atomic"
@@ -36,11 +37,11 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "event-filter", Usage: "fold only samples of `EVENT`", DefaultText: "the first event seen"},
 			&cli.StringSliceFlag{Name: "skip-after", Usage: "drop the callers above `FRAME` and the process name (repeatable)"},
 			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.GOMAXPROCS(0), DefaultText: "the number of cores", Usage: "parse perf script with `N` workers; the output is the same for any N"},
-			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input `FORMAT`: perf-script, perf-report (perf report -g folded), stackprof (Marshal or JSON dump), folded, perf-data (perf.data, file or pipe mode), or auto (detected per input)"},
+			&cli.StringFlag{Name: "format", Value: "auto", Usage: "input `FORMAT`: perf-script, perf-report (perf report -g folded), stackprof (Marshal or JSON dump), folded, perf-data (perf.data, file or pipe mode), dtrace (DTrace stack aggregations, as stackcollapse.pl), or auto (detected per input)"},
 			&cli.StringFlag{Name: "symfs", Usage: "perf.data: look for binaries and debug files under `DIR`, as perf script --symfs"},
 			&cli.StringFlag{Name: "kallsyms", Usage: "perf.data: kernel symbols from `FILE`, as perf script --kallsyms", DefaultText: "/proc/kallsyms when the recording's kernel is the running one"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
-		}, cmdutil.AggregateFlags()...),
+		}, append(cmdutil.AggregateFlags(), formatFlags()...)...),
 		Metadata: map[string]any{"examples": "perf record -g -- ./app && pfold perf.data | pflame > cpu.svg\n" +
 			"perf record -g -o - -- ./app | pfold > out.folded\n" +
 			"perf script | pfold > out.folded\n" +
@@ -119,6 +120,7 @@ func run(c *cli.Context) error {
 		bytesRead = in.BytesRead
 		perf := ingest.NewPerfScript(opt, aggs[0].Add, diag)
 		inputs := &ingest.Inputs{Format: format, PerfScript: perf, Emit: aggs[0].Add, Diag: diag,
+			Options: c,
 			PerfData: perfdata.Options{
 				Symbols: perfdata.SymbolOptions{Symfs: c.String("symfs"), Kallsyms: c.String("kallsyms")},
 				TmpDir:  c.String("tmpdir"),
@@ -162,4 +164,30 @@ func run(c *cli.Context) error {
 	}
 
 	return nil
+}
+
+// formatFlags are the options of the formats registered in ingest, named
+// as the scripts they replace name them.
+func formatFlags() []cli.Flag {
+	var flags []cli.Flag
+	seen := map[string]bool{}
+	for _, f := range ingest.Registered {
+		for _, fl := range f.Flags {
+			if seen[fl.Name] {
+				continue
+			}
+			seen[fl.Name] = true
+			switch fl.Kind {
+			case format.Bool:
+				flags = append(flags, &cli.BoolFlag{Name: fl.Name, Aliases: fl.Aliases, Usage: fl.Usage, DefaultText: fl.Default})
+			case format.Int:
+				flags = append(flags, &cli.IntFlag{Name: fl.Name, Aliases: fl.Aliases, Usage: fl.Usage, DefaultText: fl.Default})
+			case format.StringSlice:
+				flags = append(flags, &cli.StringSliceFlag{Name: fl.Name, Aliases: fl.Aliases, Usage: fl.Usage})
+			default:
+				flags = append(flags, &cli.StringFlag{Name: fl.Name, Aliases: fl.Aliases, Usage: fl.Usage, DefaultText: fl.Default})
+			}
+		}
+	}
+	return flags
 }

@@ -1,0 +1,181 @@
+// Package dtrace reads DTrace aggregations of stacks (ustack(), stack(),
+// jstack(): frames one per line, leaf first, then the count), as
+// FlameGraph's stackcollapse.pl does.
+package dtrace
+
+import (
+	"bytes"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Format is the DTrace input format.
+var Format = format.Format{
+	Name:     "dtrace",
+	Replaces: "stackcollapse.pl",
+	Sniff:    sniff,
+	Flags: []format.Flag{
+		{Name: "includeoffset", Kind: format.Bool, Usage: "dtrace: keep function offsets (+0x…), except the leaf's", Default: "false"},
+	},
+	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		return &parser{emit: emit, diag: diag, offsets: opts.Bool("includeoffset")}, nil
+	},
+}
+
+// headerLines is how many lines stackcollapse.pl skips at the start of
+// each input: dtrace's "CPU ID FUNCTION:NAME" banner and the probe line.
+const headerLines = 3
+
+type parser struct {
+	emit    format.EmitFunc
+	diag    *stream.Diag
+	offsets bool
+
+	frames [][]byte // leaf first, as read
+	stack  []byte
+	arena  []byte
+}
+
+func (p *parser) Line(name string, n int, line []byte) error {
+	if n <= headerLines {
+		return nil
+	}
+	line = bytes.TrimRight(line, "\r")
+	t := bytes.TrimLeft(line, " \t\r\n\f\v")
+	if len(t) == 0 {
+		return nil
+	}
+	if isDigits(t) {
+		if len(p.frames) == 0 {
+			// stackcollapse.pl prints " COUNT", a line nothing reads back.
+			return p.diag.Malformed(name, n, line, "a count with no stack before it")
+		}
+		c, err := fold.ParseCount(t)
+		if err != nil {
+			return p.diag.Malformed(name, n, line, err.Error())
+		}
+		return p.flush(c)
+	}
+	p.addFrame(t)
+	return nil
+}
+
+// addFrame tidies a frame as stackcollapse.pl does and records it (with
+// its inlined parts "a->b", which become "a;b_[i]").
+func (p *parser) addFrame(f []byte) {
+	if !p.offsets {
+		f = trimOffset(f)
+	}
+	// Remove arguments from C++ names: "(::…)[(<]…" keeps the "::…" part.
+	if i := bytes.Index(f, []byte("::")); i >= 0 {
+		if j := lastArgStart(f, i); j >= 0 {
+			f = f[:j]
+		}
+	}
+	if len(f) == 0 {
+		f = []byte("-")
+	}
+	parts := bytes.Split(f, []byte("->"))
+	var fr [][]byte
+	for k, part := range parts {
+		s := len(p.arena)
+		part = bytes.TrimPrefix(part, []byte("L"))
+		if len(part) == 0 {
+			part = []byte("-") // ("L" alone was a name; the Perl leaves it empty)
+		}
+		for _, c := range part {
+			if c == ';' {
+				c = ':'
+			}
+			p.arena = append(p.arena, c)
+		}
+		if k > 0 {
+			p.arena = append(p.arena, "_[i]"...)
+		}
+		fr = append(fr, p.arena[s:len(p.arena):len(p.arena)])
+	}
+	// unshift @stack, @inline: the frame's parts go in front, in order.
+	p.frames = append(fr, p.frames...)
+}
+
+// lastArgStart is where perl's s/(::.*)[(<].*/$1/ cuts: the last '(' or
+// '<' after the first "::" (the .* is greedy).
+func lastArgStart(f []byte, colons int) int {
+	for j := len(f) - 1; j > colons+1; j-- {
+		if f[j] == '(' || f[j] == '<' {
+			return j
+		}
+	}
+	return -1
+}
+
+// trimOffset removes a trailing "+…" without '+' in it (s/\+[^+]*$//).
+func trimOffset(f []byte) []byte {
+	if i := bytes.LastIndexByte(f, '+'); i >= 0 {
+		return f[:i]
+	}
+	return f
+}
+
+func (p *parser) flush(c fold.Count) error {
+	s := p.stack[:0]
+	for i, f := range p.frames {
+		if i > 0 {
+			s = append(s, ';')
+		}
+		s = append(s, f...)
+	}
+	if p.offsets {
+		s = trimOffset(s) // the leaf's offset goes
+	}
+	p.stack = s
+	p.frames, p.arena = p.frames[:0], p.arena[:0]
+	return p.emit(s, c)
+}
+
+func (p *parser) End() error {
+	p.frames, p.arena = p.frames[:0], p.arena[:0]
+	return nil
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// sniff is Sure on dtrace's aggregation banner ("CPU     ID
+// FUNCTION:NAME") or on frames "module`function+0x…" closed by a count.
+func sniff(prefix []byte) format.Score {
+	lines := bytes.Split(prefix, []byte("\n"))
+	if len(lines) > 0 && bytes.HasPrefix(bytes.TrimSpace(lines[0]), []byte("CPU")) && bytes.Contains(lines[0], []byte("FUNCTION:NAME")) {
+		return format.Sure
+	}
+	ticked, counts := 0, 0
+	for i, l := range lines {
+		if i == len(lines)-1 {
+			break // may be cut short
+		}
+		t := bytes.TrimSpace(l)
+		switch {
+		case len(t) == 0:
+		case isDigits(t) && len(l) > len(t) && (l[0] == ' ' || l[0] == '\t'):
+			counts++
+		case bytes.IndexByte(t, '`') > 0 && (l[0] == ' ' || l[0] == '\t'):
+			ticked++
+		default:
+			if i >= headerLines {
+				return format.No
+			}
+		}
+	}
+	if ticked >= 2 && counts >= 1 {
+		return format.Sure
+	}
+	return format.No
+}
