@@ -46,22 +46,8 @@ func openPTY(t *testing.T) (ptmx, pts *os.File) {
 func TestProgressOnTerminal(t *testing.T) {
 	lowThreshold(t)
 	in := writeInput(t, 1000)
-	ptmx, pts := openPTY(t)
-	var screen bytes.Buffer
-	done := make(chan struct{})
-	go func() { io.Copy(&screen, ptmx); close(done) }()
-
-	if st := Run(readingApp(pts, 50*time.Millisecond, 0), []string{"reader", "--stats", in}); st != 0 {
-		t.Fatalf("status %d", st)
-	}
-	if st := Run(readingApp(pts, 50*time.Millisecond, 0), []string{"reader", "--stats", "--no-progress", in}); st != 0 {
-		t.Fatalf("status %d", st)
-	}
-	pts.Close()
-	time.Sleep(50 * time.Millisecond)
-	ptmx.Close()
-	<-done
-	out := strings.ReplaceAll(screen.String(), "\r\n", "\n") // the terminal's output processing
+	screen := onTerminal(t, []string{"reader", "--stats", in}, []string{"reader", "--stats", "--no-progress", in})
+	out := strings.ReplaceAll(screen, "\r\n", "\n") // the terminal's output processing
 	first, second, ok := strings.Cut(out, "reader: 1000 lines\n")
 	if !ok {
 		t.Fatalf("no stats line on the terminal: %q", out)
@@ -93,18 +79,28 @@ func TestProgressCompressed(t *testing.T) {
 	if int64(gz.Len()) > progressThreshold {
 		t.Fatalf("the compressed file (%d bytes) is not small", gz.Len())
 	}
+	screen := onTerminal(t, []string{"reader", "--stats", in})
+	if out := screen; !strings.Contains(out, "KiB read") || !strings.Contains(out, "compressed") {
+		t.Errorf("no progress line of the data with the compressed bytes beside: %q", out)
+	}
+}
+
+// onTerminal runs the reading app with each args in turn, its standard
+// error a terminal, and returns what the terminal showed.
+func onTerminal(t *testing.T, args ...[]string) string {
+	t.Helper()
 	ptmx, pts := openPTY(t)
 	var screen bytes.Buffer
 	done := make(chan struct{})
 	go func() { io.Copy(&screen, ptmx); close(done) }()
-	if st := Run(readingApp(pts, 50*time.Millisecond, 0), []string{"reader", "--stats", in}); st != 0 {
-		t.Fatalf("status %d", st)
+	for _, a := range args {
+		if st := Run(readingApp(pts, 50*time.Millisecond, 0), a); st != 0 {
+			t.Fatalf("%v: status %d", a, st)
+		}
 	}
 	pts.Close()
 	time.Sleep(50 * time.Millisecond)
 	ptmx.Close()
 	<-done
-	if out := screen.String(); !strings.Contains(out, "KiB read") || !strings.Contains(out, "compressed") {
-		t.Errorf("no progress line of the data with the compressed bytes beside: %q", out)
-	}
+	return screen.String()
 }
