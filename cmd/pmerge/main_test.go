@@ -276,7 +276,14 @@ ls shard-*.txt | wc -l > count`, script, shards)
 				}
 				t.Logf("%s shards", strings.TrimSpace(read(t, filepath.Join(dir, "count"))))
 				if merged != whole {
-					t.Errorf("pmerge of the shards differs from pfold of the whole dump")
+					ml, wl := strings.Split(merged, "\n"), strings.Split(whole, "\n")
+					for i := 0; i < len(ml) && i < len(wl); i++ {
+						if ml[i] != wl[i] {
+							t.Errorf("pmerge of the shards differs from pfold of the whole dump at line %d:\n  merged: %.300s\n  whole:  %.300s", i+1, ml[i], wl[i])
+							break
+						}
+					}
+					t.Errorf("pmerge of the shards differs from pfold of the whole dump (%d and %d lines)", len(ml), len(wl))
 				}
 			})
 		}
