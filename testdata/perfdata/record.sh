@@ -58,7 +58,7 @@ for n in "${names[@]}"; do
 		done
 	# perf reads JIT maps at their real path, even with --symfs: the test
 	# puts this copy back in /tmp while it runs.
-	for m in $(perf script -i "$out/perf.data" -F dso 2>/dev/null | grep -o '/tmp/perf-[0-9]*\.map' | sort -u); do
+	for m in $(perf script -i "$out/perf.data" -F ip,dso 2>/dev/null | grep -o '/tmp/perf-[0-9]*\.map' | sort -u); do
 		cp "$m" "$out/"
 	done
 	# The kernel symbols around each sampled kernel address, and the
