@@ -9,6 +9,8 @@
 package format
 
 import (
+	"io"
+
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/stream"
 )
@@ -50,17 +52,33 @@ type Format struct {
 	// replaces names them. Formats may share a flag name when it means
 	// the same thing and has the same kind.
 	Flags []Flag
-	// New returns a parser for one or more inputs in this format. opts
-	// gives the values of Flags (and of pfold's shared options); emit
-	// receives the stacks; diag takes malformed lines.
+	// New returns a parser for one or more inputs in this format, read
+	// line by line. opts gives the values of Flags (and of pfold's
+	// shared options); emit receives the stacks; diag takes malformed
+	// lines.
 	New func(opts Options, emit EmitFunc, diag *stream.Diag) (Parser, error)
+	// NewDocument, set instead of New, returns a parser that reads each
+	// input whole as bytes (JSON, XML, protobuf, binary recordings),
+	// streaming where the format allows.
+	NewDocument func(opts Options, emit EmitFunc, diag *stream.Diag) (DocumentParser, error)
+}
+
+// DocumentParser folds inputs read whole rather than line by line.
+type DocumentParser interface {
+	// Read folds one input called name. r yields the input's bytes from
+	// its first, decompressed. When the input is a plain regular file, r
+	// is also an io.ReaderAt and has a Size() int64 method (an *os.File
+	// positioned at 0), for formats that seek. A malformed record goes
+	// to the Diag as a line does (the line number may be 0 where the
+	// format has none; name the byte offset in the reason); an error
+	// return stops the fold.
+	Read(name string, r io.Reader) error
 }
 
 // Parser folds lines of its format. Lines come without their newline
 // but otherwise as read (a CRLF file's lines end in '\r': text parsers
-// trim it), numbered from 1 within each input; binary and whole-document
-// formats (JSON, XML, protobuf) gather the lines, rejoined with '\n',
-// and decode at End.
+// trim it), numbered from 1 within each input. Whole-document formats
+// (JSON, XML, protobuf, binary) implement DocumentParser instead.
 type Parser interface {
 	// Line parses one line of the input called name. A malformed line
 	// goes to the Diag (which returns an error only when strict); an
@@ -69,6 +87,13 @@ type Parser interface {
 	// End is called at the end of each input: it flushes a pending
 	// stack, or decodes a gathered document.
 	End() error
+}
+
+// Finisher is implemented by parsers that check something once every
+// input has been read (an --event-filter naming an event that never
+// occurred). Finish is called once, after the last End or Read.
+type Finisher interface {
+	Finish() error
 }
 
 // Stater is implemented by parsers that have counts to show with

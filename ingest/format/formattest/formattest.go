@@ -20,8 +20,9 @@ type Result struct {
 }
 
 // Fold runs f's parser with opts over each input (name and content), in
-// order, splitting lines as stream.Reader does (at '\n' only), and returns the summed,
-// sorted folded stacks. An error from the parser is returned as is.
+// order, splitting lines as stream.Reader does (at '\n' only) or handing
+// each input whole to a document parser, and returns the summed, sorted
+// folded stacks. An error from the parser is returned as is.
 func Fold(f format.Format, opts format.Options, inputs ...Input) (Result, error) {
 	var warn bytes.Buffer
 	diag := stream.NewDiag(&warn, false)
@@ -54,28 +55,8 @@ func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.
 		sums[string(stack)] = s
 		return nil
 	}
-	p, err := f.New(opts, emit, diag)
-	if err != nil {
+	if err := feed(f, opts, emit, diag, inputs); err != nil {
 		return Result{}, err
-	}
-	for _, in := range inputs {
-		data := in.Data
-		n := 0
-		for len(data) > 0 {
-			line := data
-			if i := bytes.IndexByte(data, '\n'); i >= 0 {
-				line, data = data[:i], data[i+1:]
-			} else {
-				data = nil
-			}
-			n++
-			if err := p.Line(in.Name, n, line); err != nil {
-				return Result{}, err
-			}
-		}
-		if err := p.End(); err != nil {
-			return Result{}, err
-		}
 	}
 	diag.Flush()
 	keys := make([]string, 0, len(sums))
@@ -91,6 +72,53 @@ func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.
 		out = fold.AppendLine(out, []byte(k), sums[k])
 	}
 	return Result{Folded: string(out), Malformed: diag.Count(), Warnings: warn.String()}, nil
+}
+
+// feed runs f's parser over the inputs: line by line as stream.Reader
+// splits them (at '\n' only), or whole for document formats.
+func feed(f format.Format, opts format.Options, emit format.EmitFunc, diag *stream.Diag, inputs []Input) error {
+	var last any
+	if f.NewDocument != nil {
+		p, err := f.NewDocument(opts, emit, diag)
+		if err != nil {
+			return err
+		}
+		for _, in := range inputs {
+			if err := p.Read(in.Name, bytes.NewReader(in.Data)); err != nil {
+				return err
+			}
+		}
+		last = p
+	} else {
+		p, err := f.New(opts, emit, diag)
+		if err != nil {
+			return err
+		}
+		for _, in := range inputs {
+			data := in.Data
+			n := 0
+			for len(data) > 0 {
+				line := data
+				if i := bytes.IndexByte(data, '\n'); i >= 0 {
+					line, data = data[:i], data[i+1:]
+				} else {
+					data = nil
+				}
+				n++
+				if err := p.Line(in.Name, n, line); err != nil {
+					return err
+				}
+			}
+			if err := p.End(); err != nil {
+				return err
+			}
+		}
+		last = p
+	}
+	if fin, ok := last.(format.Finisher); ok {
+		return fin.Finish()
+	}
+	return nil
 }
 
 // Fuzz is the body of a fuzz target for f: any input folds without a
