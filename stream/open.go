@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+	"github.com/ulikunitz/xz"
 )
 
 // Compression names a compressed container detected by magic bytes.
@@ -23,6 +24,7 @@ const (
 	Bzip2 Compression = "bzip2"
 	Zstd  Compression = "zstd"
 	LZ4   Compression = "lz4"
+	XZ    Compression = "xz"
 )
 
 var magics = []struct {
@@ -33,6 +35,7 @@ var magics = []struct {
 	{[]byte("BZh"), Bzip2},
 	{[]byte{0x28, 0xb5, 0x2f, 0xfd}, Zstd},
 	{[]byte{0x04, 0x22, 0x4d, 0x18}, LZ4},
+	{[]byte{0xfd, '7', 'z', 'X', 'Z', 0}, XZ},
 }
 
 // Detect names the compression whose magic bytes start prefix.
@@ -51,7 +54,7 @@ const readBufSize = 1 << 20
 
 // Open opens the named input ("-" is standard input) and returns a reader
 // of its content, decompressed when its first bytes are a gzip, bzip2,
-// zstd or lz4 magic. A truncated compressed stream is an error from Read.
+// zstd, lz4 or xz magic. A truncated compressed stream is an error from Read.
 func Open(name string) (io.ReadCloser, error) { return openFrom(name, os.Stdin) }
 
 func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
@@ -79,15 +82,21 @@ func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 		f.Close()
 		return nil, err
 	}
-	return &input{Reader: r, closer: f, raw: raw}, nil
+	in := &input{Reader: r, closer: f, raw: raw, compressed: r != io.Reader(br)}
+	if name != "-" && name != "" {
+		in.path = name
+	}
+	return in, nil
 }
 
 // input is an opened input; raw counts the bytes read from the file
 // itself (compressed bytes, for compressed files) for progress and stats.
 type input struct {
 	io.Reader
-	closer io.Closer
-	raw    *countingReader
+	closer     io.Closer
+	raw        *countingReader
+	path       string // the file's name; "" for stdin
+	compressed bool
 }
 
 func (in *input) Close() error {
@@ -116,7 +125,7 @@ func displayName(name string) string {
 }
 
 func decompress(br *bufio.Reader, name string) (io.Reader, error) {
-	prefix, err := br.Peek(4)
+	prefix, err := br.Peek(6)
 	if err != nil && err != io.EOF {
 		return nil, err
 	}
@@ -138,6 +147,12 @@ func decompress(br *bufio.Reader, name string) (io.Reader, error) {
 		return &checked{r: zr.IOReadCloser(), name: name, kind: kind}, nil
 	case LZ4:
 		return &checked{r: lz4.NewReader(br), name: name, kind: kind}, nil
+	case XZ:
+		xr, err := xz.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: xz: %w", name, err)
+		}
+		return &checked{r: xr, name: name, kind: kind}, nil
 	}
 	return br, nil
 }

@@ -63,12 +63,40 @@ func NewReaderStdin(names []string, stdin io.Reader) *Reader {
 func (r *Reader) Scan() bool {
 	for r.err == nil {
 		if r.cur == nil {
-			if r.next >= len(r.names) {
+			if !r.NextInput() {
 				return false
 			}
-			r.openNext()
 			continue
 		}
+		if r.ScanInput() {
+			return true
+		}
+		if r.err == nil {
+			r.closeCur()
+		}
+	}
+	return false
+}
+
+// NextInput closes the current input, if any, and opens the next one; it
+// returns false after the last input or on an error (see Err). Its lines
+// are then read with ScanInput, or its bytes with Rest; Peek looks ahead.
+// Scan does all of this for readers that see the inputs as one stream.
+func (r *Reader) NextInput() bool {
+	if r.cur != nil {
+		r.closeCur()
+	}
+	if r.err != nil || r.next >= len(r.names) {
+		return false
+	}
+	r.openNext()
+	return r.err == nil
+}
+
+// ScanInput advances to the next line of the current input; it returns
+// false at the end of that input or on an error.
+func (r *Reader) ScanInput() bool {
+	for r.err == nil && r.cur != nil {
 		if i := bytes.IndexByte(r.buf[r.start:r.end], '\n'); i >= 0 {
 			r.emit(r.start + i)
 			r.start += i + 1
@@ -80,12 +108,80 @@ func (r *Reader) Scan() bool {
 				r.start = r.end
 				return true
 			}
-			r.closeCur()
-			continue
+			return false
 		}
 		r.fill()
 	}
 	return false
+}
+
+// Peek returns the next n bytes of the current input (fewer at its end)
+// without consuming them. It invalidates the slice Bytes returned.
+func (r *Reader) Peek(n int) []byte {
+	for r.err == nil && r.cur != nil && r.end-r.start < n && !r.eof {
+		r.fill()
+	}
+	return r.buf[r.start:min(r.end, r.start+n)]
+}
+
+// Rest returns a reader of the rest of the current input: the bytes not
+// yet returned as lines, decompressed. Read it to its end before the
+// next call to NextInput or Scan.
+func (r *Reader) Rest() io.Reader { return restReader{r} }
+
+type restReader struct{ r *Reader }
+
+func (rr restReader) Read(p []byte) (int, error) {
+	r := rr.r
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.cur == nil {
+		return 0, io.EOF
+	}
+	if r.start < r.end {
+		n := copy(p, r.buf[r.start:r.end])
+		r.start += n
+		return n, nil
+	}
+	if r.eof {
+		return 0, io.EOF
+	}
+	// Large reads go straight to the caller's buffer.
+	n, err := r.cur.Read(p)
+	r.data.Add(int64(n))
+	if r.curRaw != nil {
+		r.rawRead.Store(r.done + r.curRaw.n)
+	}
+	if err == io.EOF {
+		r.eof = true
+		if n > 0 {
+			err = nil
+		}
+	} else if err != nil {
+		r.err = err
+	}
+	return n, err
+}
+
+// PlainFile opens the current input again when it is a regular file that
+// is not compressed, for formats that seek (perf.data): the caller reads
+// it with ReadAt and closes it. ok is false for pipes, stdin and
+// compressed files.
+func (r *Reader) PlainFile() (f *os.File, ok bool) {
+	in, isInput := r.cur.(*input)
+	if !isInput || in.path == "" || in.compressed {
+		return nil, false
+	}
+	f, err := os.Open(in.path)
+	if err != nil {
+		return nil, false
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, false
+	}
+	return f, true
 }
 
 func (r *Reader) emit(end int) {

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pierrec/lz4/v4"
+	"github.com/ulikunitz/xz"
 )
 
 type line struct {
@@ -45,6 +47,10 @@ func compress(t testing.TB, kind Compression, data []byte) []byte {
 		w := lz4.NewWriter(&b)
 		w.Write(data)
 		w.Close()
+	case XZ:
+		w, _ := xz.NewWriter(&b)
+		w.Write(data)
+		w.Close()
 	case Bzip2:
 		raw, err := os.ReadFile("testdata/two.txt.bz2") // no bzip2 writer in the standard library
 		if err != nil {
@@ -60,7 +66,7 @@ func compress(t testing.TB, kind Compression, data []byte) []byte {
 func TestReaderFormatsAndOrder(t *testing.T) {
 	data := []byte("a;b 1\nc;d 2\n")
 	var names []string
-	for _, kind := range []Compression{None, Gzip, Bzip2, Zstd, LZ4} {
+	for _, kind := range []Compression{None, Gzip, Bzip2, Zstd, LZ4, XZ} {
 		// The name says nothing of the content: detection is by magic bytes.
 		names = append(names, stacktest.WriteFile(t, "in-"+string(kind)+".txt", compress(t, kind, data)))
 	}
@@ -68,8 +74,8 @@ func TestReaderFormatsAndOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 10 {
-		t.Fatalf("got %d lines, want 10: %v", len(got), got)
+	if len(got) != 12 {
+		t.Fatalf("got %d lines, want 12: %v", len(got), got)
 	}
 	for i, l := range got {
 		if l.name != names[i/2] || l.n != i%2+1 || l.text != strings.Split(string(data), "\n")[i%2] || l.first != (i%2 == 0) {
@@ -105,7 +111,7 @@ func TestReaderLongLine(t *testing.T) {
 
 func TestReaderTruncated(t *testing.T) {
 	data := bytes.Repeat([]byte("some;stack;frames 12345\n"), 20000)
-	for _, kind := range []Compression{Gzip, Zstd, LZ4} {
+	for _, kind := range []Compression{Gzip, Zstd, LZ4, XZ} {
 		c := compress(t, kind, data)
 		p := stacktest.WriteFile(t, "cut", c[:len(c)/2])
 		_, err := readAll(t, NewReader([]string{p}))
@@ -166,5 +172,56 @@ func TestDiag(t *testing.T) {
 	}
 	if err := NewDiag(&b, true).Malformed("f", 1, nil, "x"); err == nil {
 		t.Error("strict diag returned no error")
+	}
+}
+
+// TestReaderPerInput: NextInput, Peek, ScanInput and Rest read inputs one
+// at a time, lines or bytes, and Peek consumes nothing.
+func TestReaderPerInput(t *testing.T) {
+	long := bytes.Repeat([]byte("x"), 3<<20) // past the read buffer
+	a := stacktest.WriteFile(t, "a.txt", []byte("a1\na2\n"))
+	b := stacktest.WriteFile(t, "b.gz", compress(t, Gzip, append([]byte("head\n"), long...)))
+	c := stacktest.WriteFile(t, "c.txt", []byte("c1"))
+	r := NewReader([]string{a, b, c})
+	defer r.Close()
+
+	if !r.NextInput() || string(r.Peek(4)) != "a1\na" {
+		t.Fatalf("peek a: %q", r.Peek(4))
+	}
+	if f, ok := r.PlainFile(); !ok {
+		t.Error("a.txt is a plain file")
+	} else {
+		f.Close()
+	}
+	var lines []string
+	for r.ScanInput() {
+		lines = append(lines, string(r.Bytes()))
+	}
+	if strings.Join(lines, ",") != "a1,a2" {
+		t.Fatalf("lines of a: %v", lines)
+	}
+
+	if !r.NextInput() || string(r.Peek(5)) != "head\n" {
+		t.Fatal("peek b")
+	}
+	if _, ok := r.PlainFile(); ok {
+		t.Error("a gzip file is not plain")
+	}
+	if !r.ScanInput() || string(r.Bytes()) != "head" {
+		t.Fatal("first line of b")
+	}
+	rest, err := io.ReadAll(r.Rest())
+	if err != nil || !bytes.Equal(rest, long) {
+		t.Fatalf("rest of b: %d bytes, %v", len(rest), err)
+	}
+
+	if !r.NextInput() || string(r.Peek(100)) != "c1" || !r.ScanInput() || string(r.Bytes()) != "c1" || r.ScanInput() {
+		t.Fatal("c")
+	}
+	if r.NextInput() || r.Err() != nil {
+		t.Fatalf("after the last input: %v", r.Err())
+	}
+	if got := r.DataRead(); got != int64(6+5+len(long)+2) {
+		t.Errorf("DataRead %d", got)
 	}
 }
