@@ -2,175 +2,178 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/pfold/pfold/fold"
-	"github.com/pfold/pfold/ingest/marshal"
-	"github.com/pfold/pfold/ingest/perfdata"
+	"github.com/pfold/pfold/ingest/format"
 )
 
-// Format names an input format pfold reads.
-type Format string
-
-const (
-	FormatPerfScript Format = "perf-script" // perf script text
-	FormatPerfReport Format = "perf-report" // perf report -g folded text
-	FormatStackprof  Format = "stackprof"   // Ruby stackprof dump, Marshal or JSON
-	FormatFolded     Format = "folded"      // folded stacks "a;b;c COUNT"
-	FormatPerfData   Format = "perf-data"   // perf record's perf.data, file or pipe mode
-)
-
-// Formats lists the formats, in the order --format names them.
-var Formats = []Format{FormatPerfScript, FormatPerfReport, FormatStackprof, FormatFolded, FormatPerfData}
-
-// ParseFormat returns the format called s, one of Formats or "auto".
-func ParseFormat(s string) (Format, error) {
-	all := append(Formats[:len(Formats):len(Formats)], FormatAuto)
-	for _, f := range all {
-		if string(f) == s {
-			return f, nil
-		}
-	}
-	names := make([]string, len(all))
-	for i, f := range all {
-		names[i] = string(f)
-	}
-	return "", fmt.Errorf("unknown format %q (want %s)", s, strings.Join(names, ", "))
-}
-
-// DetectSize is how many leading bytes Detect should be given: enough
-// for a long perf script --header block and several records after it.
-const DetectSize = 64 << 10
-
-// ErrNoData is returned by Detect for input with nothing but blank lines.
+// ErrNoData is returned by Detect for input with nothing but blank lines
+// and '#' comments: empty in, empty out.
 var ErrNoData = errors.New("no data to detect the input format from")
 
-// detectLines is how many data lines Detect weighs at most.
-const detectLines = 32
+// NotProfileError is an input no format's sniffer is sure of. What says
+// what it looks like instead, when that is known ("an ELF binary").
+type NotProfileError struct {
+	What  string // "an ELF executable", "JSON", ""
+	Hint  string // what to do instead, or ""
+	First string // the first line, escaped and cut to 80 characters
+}
+
+func (e *NotProfileError) Error() string {
+	var b strings.Builder
+	if e.What != "" {
+		fmt.Fprintf(&b, "this is %s, not a profile", e.What)
+	} else {
+		b.WriteString("not a profile in a format pfold reads")
+	}
+	if e.Hint != "" {
+		b.WriteString(": " + e.Hint)
+	} else {
+		fmt.Fprintf(&b, " (tried %s); first line: %s", strings.Join(Names(), ", "), e.First)
+	}
+	return b.String()
+}
 
 // Detect names the format of an input from its first bytes (up to
-// DetectSize, decompressed). Binary and JSON dumps are known by their
-// first bytes; text formats by their first data lines:
-//
-//   - perf-report: a "# Overhead"/"# Children"/"# Samples:" header line,
-//     or a first data line that is an indented percentage entry;
-//   - folded: every data line is "stack COUNT", none indented;
-//   - perf-script: a sample header line ("comm pid … event:"), then
-//     frames.
-//
-// When nothing fits, the error quotes the first data line. A last line
-// cut off by the end of prefix is not weighed unless it is the only one.
-func Detect(prefix []byte) (Format, error) {
-	if perfdata.IsPerfData(prefix) {
-		return FormatPerfData, nil
-	}
-	if bytes.HasPrefix(prefix, marshal.Magic) {
-		return FormatStackprof, nil
-	}
-	trimmed := bytes.TrimLeft(prefix, " \t\r\n")
-	if len(trimmed) == 0 {
-		return "", ErrNoData
-	}
-	if trimmed[0] == '{' {
-		return FormatStackprof, nil
-	}
-	if f, ok := sniffRegistered(prefix); ok {
-		return f, nil
-	}
-	lines := bytes.Split(prefix, []byte("\n"))
-	if len(lines) > 1 && len(lines[len(lines)-1]) > 0 {
-		lines = lines[:len(lines)-1] // possibly cut short
-	}
-	var data [][]byte
-	for _, l := range lines {
-		l = bytes.TrimRight(l, "\r")
-		t := bytes.TrimLeft(l, " \t")
-		if len(t) == 0 {
-			continue
-		}
-		if t[0] == '#' {
-			if isPerfReportHeader(t) {
-				return FormatPerfReport, nil
-			}
-			continue
-		}
-		if len(data) == 0 && isPerfReportEntry(l) {
-			return FormatPerfReport, nil
-		}
-		data = append(data, l)
-		if len(data) == detectLines {
-			break
+// format.SniffSize, decompressed): the first registered format whose
+// sniffer is sure. It never guesses: input no sniffer is sure of is a
+// *NotProfileError that says what it looks like (an ELF binary, an
+// image, an archive, JSON, binary data) or quotes its first line.
+func Detect(prefix []byte) (*format.Format, error) {
+	for i := range Registered {
+		if Registered[i].Sniff(prefix) == format.Sure {
+			return &Registered[i], nil
 		}
 	}
-	if len(data) == 0 {
-		return "", ErrNoData
+	if noData(prefix) {
+		return nil, ErrNoData
 	}
-	if bytes.HasPrefix(data[0], []byte("P=(")) {
-		return "", errors.New("an IgProf dump: fold it with pigprof")
-	}
-	if allFolded(data) {
-		return FormatFolded, nil
-	}
-	if looksLikePerfScript(data) {
-		return FormatPerfScript, nil
-	}
-	first := data[0]
-	if len(first) > 80 {
-		first = first[:80]
-	}
-	return "", fmt.Errorf("unrecognised input format (not perf script, perf report -g folded, a stackprof dump or folded stacks): first line %q", first)
+	e := &NotProfileError{First: firstLine(prefix)}
+	e.What, e.Hint = recognise(prefix)
+	return nil, e
 }
 
-func isPerfReportHeader(t []byte) bool {
-	for _, p := range []string{"# Overhead", "# Children", "# Samples:"} {
-		if bytes.HasPrefix(t, []byte(p)) {
-			return true
-		}
-	}
-	return false
-}
-
-// isPerfReportEntry matches "    84.87%          5910  xz".
-func isPerfReportEntry(l []byte) bool {
-	if l[0] != ' ' && l[0] != '\t' {
-		return false
-	}
-	tok, rest := nextField(l)
-	return len(tok) > 1 && tok[len(tok)-1] == '%' && isDecimal(tok[:len(tok)-1]) && len(bytes.TrimSpace(rest)) > 0
-}
-
-func allFolded(lines [][]byte) bool {
-	for _, l := range lines {
-		if l[0] == ' ' || l[0] == '\t' {
-			return false
-		}
-		if _, _, err := fold.ParseLine(l); err != nil {
+// noData reports whether prefix holds only blank lines and '#' comments.
+func noData(prefix []byte) bool {
+	for len(prefix) > 0 {
+		var l []byte
+		l, prefix, _ = bytes.Cut(prefix, []byte{'\n'})
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
 			return false
 		}
 	}
 	return true
 }
 
-// looksLikePerfScript looks for a sample header: fields, one of which is
-// an event name ending in ':' ("cycles:", "cpu-clock:uhH:"), or for frame
-// lines "  addr [symbol] [(dso)]" (layouts without sample headers, such
-// as -F ip,sym).
-func looksLikePerfScript(lines [][]byte) bool {
-	frames := 0
-	for _, l := range lines {
-		f := bytes.Fields(l)
-		for _, tok := range f[1:] {
-			if len(tok) > 1 && tok[len(tok)-1] == ':' {
-				return true
+// firstLine quotes the first line that is not blank, escaped, at most 80
+// characters of it.
+func firstLine(prefix []byte) string {
+	for len(prefix) > 0 {
+		var l []byte
+		l, prefix, _ = bytes.Cut(prefix, []byte{'\n'})
+		if t := bytes.TrimSpace(l); len(t) > 0 {
+			l = bytes.TrimRight(l, "\r")
+			if len(l) > 80 {
+				l = l[:80]
+				for len(l) > 0 && !utf8.Valid(l) {
+					l = l[:len(l)-1] // do not cut a character in two
+				}
+				return fmt.Sprintf("%q…", l)
 			}
-		}
-		if isHex(f[0]) && (l[0] == ' ' || l[0] == '\t' || bytes.Contains(l, []byte(" ("))) {
-			frames++
+			return fmt.Sprintf("%q", l)
 		}
 	}
-	return frames == len(lines)
+	return `""`
+}
+
+// magics are files people hand a profiler's tools by mistake.
+var magics = []struct {
+	at          int
+	magic, what string
+	hint        string
+}{
+	{0, "\x89PNG\r\n\x1a\n", "a PNG image", ""},
+	{0, "\xff\xd8\xff", "a JPEG image", ""},
+	{0, "GIF87a", "a GIF image", ""},
+	{0, "GIF89a", "a GIF image", ""},
+	{0, "%PDF-", "a PDF document", ""},
+	{0, "PK\x03\x04", "a zip archive (or a jar)", "unpack it and fold the profiles in it"},
+	{257, "ustar", "a tar archive", "unpack it (tar -xf) and fold the profiles in it"},
+	{0, "7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "unpack it and fold the profiles in it"},
+	{0, "Rar!\x1a\x07", "a RAR archive", "unpack it and fold the profiles in it"},
+	{0, "!<arch>\n", "an ar archive (a static library or a .deb)", ""},
+	{0, "\xca\xfe\xba\xbe", "a Java class file or a Mach-O universal binary", ""},
+	{0, "\xcf\xfa\xed\xfe", "a Mach-O binary", ""},
+	{0, "\xce\xfa\xed\xfe", "a Mach-O binary", ""},
+	{0, "MZ", "a Windows executable", ""},
+	{0, "\x00asm", "a WebAssembly module", ""},
+	{0, "SQLite format 3\x00", "an SQLite database", ""},
+	{0, "# callgrind format", "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it"},
+}
+
+// recognise says what an input no format took looks like.
+func recognise(prefix []byte) (what, hint string) {
+	if bytes.HasPrefix(prefix, []byte("\x7fELF")) {
+		return elfKind(prefix)
+	}
+	for _, m := range magics {
+		if len(prefix) >= m.at && bytes.HasPrefix(prefix[m.at:], []byte(m.magic)) {
+			return m.what, m.hint
+		}
+	}
+	if len(prefix) >= 12 && string(prefix[:4]) == "RIFF" && string(prefix[8:12]) == "WEBP" {
+		return "a WebP image", ""
+	}
+	t := bytes.TrimLeft(prefix, " \t\r\n\ufeff")
+	if bytes.HasPrefix(t, []byte("<svg")) || bytes.HasPrefix(t, []byte("<?xml")) && bytes.Contains(t[:min(len(t), 1024)], []byte("<svg")) {
+		return "an SVG image (a flame graph already?)", ""
+	}
+	if binaryData(prefix) {
+		return "binary data", ""
+	}
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return "JSON (or text that starts like it)", ""
+	}
+	return "", ""
+}
+
+// elfKind names an ELF file by its type.
+func elfKind(prefix []byte) (what, hint string) {
+	typ := uint16(0)
+	if len(prefix) >= 18 {
+		if prefix[5] == 2 {
+			typ = binary.BigEndian.Uint16(prefix[16:])
+		} else {
+			typ = binary.LittleEndian.Uint16(prefix[16:])
+		}
+	}
+	switch typ {
+	case 4:
+		return "an ELF core dump", "print its threads' stacks with gdb -batch -ex 'thread apply all bt' PROGRAM CORE and fold that"
+	case 1:
+		return "an ELF object file", ""
+	}
+	return "an ELF executable or library", "profile it: perf record -g -- PROGRAM, then pfold perf.data"
+}
+
+// binaryData reports whether prefix is not text: a NUL byte, or many
+// control characters, in its first 4 KiB.
+func binaryData(prefix []byte) bool {
+	p := prefix[:min(len(prefix), 4096)]
+	ctl := 0
+	for _, c := range p {
+		switch {
+		case c == 0:
+			return true
+		case c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v' && c != 0x1b:
+			ctl++
+		}
+	}
+	return ctl*20 > len(p) || !utf8.Valid(p[:max(0, len(p)-4)]) && ctl > 0
 }
 
 // Describe says what an input that is not folded stacks looks like, for
@@ -178,17 +181,12 @@ func looksLikePerfScript(lines [][]byte) bool {
 // pipe it through pfold first". It returns "" when it cannot tell.
 func Describe(prefix []byte) string {
 	f, err := Detect(prefix)
-	if err != nil || f == FormatFolded {
-		if bytes.HasPrefix(bytes.TrimLeft(prefix, " \t\r\n"), []byte("P=(")) {
-			return "looks like an IgProf dump: fold it with pigprof first"
-		}
-		return ""
+	var np *NotProfileError
+	switch {
+	case err == nil && f.Name != "folded":
+		return "looks like " + f.Describe() + ": pipe it through pfold first"
+	case errors.As(err, &np) && np.What != "":
+		return "looks like " + np.What + ", not a profile"
 	}
-	names := map[Format]string{
-		FormatPerfScript: "perf script output",
-		FormatPerfReport: "perf report -g folded output",
-		FormatStackprof:  "a stackprof dump",
-		FormatPerfData:   "a perf.data recording",
-	}
-	return "looks like " + names[f] + ": pipe it through pfold first"
+	return ""
 }

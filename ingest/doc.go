@@ -1,12 +1,11 @@
-// Package ingest holds one parser per input format. Each parser turns
-// lines (or records) of its format into stacks, root frame first, and
-// hands each stack with its weight to an emit function, usually
-// stream.Aggregator.Add. Parsers own their scratch buffers: the stack
-// passed to emit is valid only during the call.
+// Package ingest turns profiler output into stacks: it lists the input
+// formats pfold reads (Registered, one package each under ingest/, all
+// behind the ingest/format interface), tells an input's format from its
+// first bytes (Detect: a format is chosen only when its sniffer is sure;
+// anything else is an error that says what the input looks like), and
+// folds a stream of inputs, each in its own format, into one emit
+// function (Folder).
+//
+// It imports the format packages, fold and stream; it must never import
+// a writer, a transform or a command.
 package ingest
-
-import "github.com/pfold/pfold/fold"
-
-// EmitFunc receives one stack (frames joined by ';', root first) and its
-// weight. The stack bytes are reused after the call returns.
-type EmitFunc func(stack []byte, c fold.Count) error

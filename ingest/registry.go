@@ -1,39 +1,50 @@
 package ingest
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/pfold/pfold/ingest/dtrace"
+	"github.com/pfold/pfold/ingest/folded"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/igprof"
+	"github.com/pfold/pfold/ingest/perfdata"
+	"github.com/pfold/pfold/ingest/perfreport"
+	"github.com/pfold/pfold/ingest/perfscript"
+	"github.com/pfold/pfold/ingest/stackprof"
 )
 
-// Registered lists the formats written as packages of their own behind
-// the format.Format interface: auto-detection asks each sniffer, and
-// --format takes each name. A new format is one line here.
+// Registered lists the input formats: auto-detection asks each sniffer
+// in this order, and --format takes each name. A new format is a package
+// under ingest/ and one line here.
 var Registered = []format.Format{
+	perfdata.NewFormat(perfscript.Format),
+	stackprof.Format,
+	igprof.Format,
+	perfreport.Format,
+	perfscript.Format,
 	dtrace.Format,
+	folded.Format,
 }
 
-func registered(f Format) *format.Format {
+// Auto is the --format value that detects each input's format.
+const Auto = "auto"
+
+// Lookup returns the format called name.
+func Lookup(name string) (*format.Format, error) {
 	for i := range Registered {
-		if Registered[i].Name == string(f) {
-			return &Registered[i]
+		if Registered[i].Name == name {
+			return &Registered[i], nil
 		}
 	}
-	return nil
+	return nil, fmt.Errorf("unknown format %q (want %s or %s)", name, strings.Join(Names(), ", "), Auto)
 }
 
-func init() {
-	for _, f := range Registered {
-		Formats = append(Formats, Format(f.Name))
+// Names lists the formats' names, in registry order.
+func Names() []string {
+	names := make([]string, len(Registered))
+	for i, f := range Registered {
+		names[i] = f.Name
 	}
-}
-
-// sniffRegistered names the registered format whose sniffer is sure of
-// prefix, if any (the first in the list wins).
-func sniffRegistered(prefix []byte) (Format, bool) {
-	for _, f := range Registered {
-		if f.Sniff(prefix) == format.Sure {
-			return Format(f.Name), true
-		}
-	}
-	return "", false
+	return names
 }

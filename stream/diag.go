@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // Diag reports malformed input lines on a writer (standard error): the
@@ -15,7 +16,7 @@ type Diag struct {
 	w      io.Writer
 	strict bool
 	shown  int
-	count  int
+	count  atomic.Int64 // read without the lock, once a line, by drivers
 	// Verbatim is how many malformed lines are printed in full.
 	Verbatim int
 	// Prefix starts every message: the program's name and ": ", as the
@@ -49,7 +50,7 @@ const maxShown = 200
 func (d *Diag) Malformed(name string, line int, text []byte, why string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.count++
+	d.count.Add(1)
 	t := text
 	if len(t) > maxShown {
 		t = t[:maxShown]
@@ -66,17 +67,13 @@ func (d *Diag) Malformed(name string, line int, text []byte, why string) error {
 }
 
 // Count returns how many malformed lines were recorded.
-func (d *Diag) Count() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.count
-}
+func (d *Diag) Count() int { return int(d.count.Load()) }
 
 // Flush prints the number of malformed lines not shown verbatim.
 func (d *Diag) Flush() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.count > d.shown && !d.strict {
-		fmt.Fprintf(d.w, "%swarning: %d more malformed lines skipped (%d in all)\n", d.Prefix, d.count-d.shown, d.count)
+	if n := int(d.count.Load()); n > d.shown && !d.strict {
+		fmt.Fprintf(d.w, "%swarning: %d more malformed lines skipped (%d in all)\n", d.Prefix, n-d.shown, n)
 	}
 }

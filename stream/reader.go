@@ -164,6 +164,20 @@ func (rr restReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Skip ends the current input unread. When it is a plain file (read
+// another way, through PlainFile), its size counts as read for
+// BytesRead and DataRead.
+func (r *Reader) Skip() {
+	if in, ok := r.cur.(*input); ok && in.path != "" && !in.compressed && r.curRaw != nil {
+		if st, err := os.Stat(in.path); err == nil && st.Size() > r.curRaw.n {
+			r.data.Add(st.Size() - r.curRaw.n)
+			r.curRaw.n = st.Size()
+			r.rawRead.Store(r.done + r.curRaw.n)
+		}
+	}
+	r.start, r.end, r.eof = 0, 0, true
+}
+
 // PlainFile opens the current input again when it is a regular file that
 // is not compressed, for formats that seek (perf.data): the caller reads
 // it with ReadAt and closes it. ok is false for pipes, stdin and

@@ -7,7 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/pfold/pfold/fold"
-	"github.com/pfold/pfold/ingest"
+	"github.com/pfold/pfold/ingest/igprof"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
@@ -43,14 +43,14 @@ func run(c *cli.Context) error {
 	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
 		return cmdutil.UsageErrorf("no input: give an IgProf dump, or pipe one into pigprof")
 	}
-	value, err := ingest.ParseIgProfValueKind(c.String("value"))
+	value, err := igprof.ParseValueKind(c.String("value"))
 	if err != nil {
 		return cmdutil.UsageErrorf("--value: %v", err)
 	}
 	if c.Bool("leaks") && c.IsSet("value") {
 		return cmdutil.UsageErrorf("--leaks folds block sizes: it takes no --value")
 	}
-	if c.Bool("seconds") && value != ingest.IgProfTotal {
+	if c.Bool("seconds") && value != igprof.ValueTotal {
 		return cmdutil.UsageErrorf("--seconds converts tick totals: it takes no --value %s", value)
 	}
 	aggOpt, err := cmdutil.AggregatorOptions(c)
@@ -61,7 +61,7 @@ func run(c *cli.Context) error {
 	defer func() { agg.Close() }()
 	maxOpt := aggOpt
 	maxOpt.Mem /= 2 // the table of a _MAX counter's maxima
-	f := ingest.NewIgProfFolder(ingest.IgProfOptions{
+	f := igprof.NewFolder(igprof.Options{
 		Counter: c.String("counter"), Value: value,
 		Seconds: c.Bool("seconds"), Leaks: c.Bool("leaks"), NoRoot: c.Bool("no-root"),
 		ListOnly: c.Bool("list-counters"),
@@ -78,9 +78,9 @@ func run(c *cli.Context) error {
 	in := cmdutil.Input(c)
 	defer in.Close()
 
-	err = ingest.FoldIgProf(in, f, diag)
+	err = igprof.Fold(in, f, diag)
 	diag.Flush()
-	if errors.Is(err, ingest.ErrNoDump) && diag.Count() == 0 {
+	if errors.Is(err, igprof.ErrNoDump) && diag.Count() == 0 {
 		return nil // empty in, empty out, as every binary does
 	}
 	if err != nil {
@@ -112,12 +112,12 @@ func run(c *cli.Context) error {
 
 // listCounters prints each counter's totals: summed, or the maximum for a
 // _MAX counter (COMBINE max), as igprof-analyse totals them.
-func listCounters(w io.Writer, f *ingest.IgProfFolder) error {
+func listCounters(w io.Writer, f *igprof.Folder) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "COUNTER\tCOMBINE\tRECORDS\tCOUNT\tTOTAL\tPEAK\tLEAKS")
 	def := ""
 	for _, st := range f.Stats() {
-		if def == "" || st.Name == ingest.IgProfDefaultCounter {
+		if def == "" || st.Name == igprof.DefaultCounter {
 			def = st.Name
 		}
 	}
@@ -126,7 +126,7 @@ func listCounters(w io.Writer, f *ingest.IgProfFolder) error {
 		if name == def {
 			name += " (default)"
 		}
-		if ingest.IgProfIsMax(st.Name) {
+		if igprof.IsMax(st.Name) {
 			combine = "max"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\n", name, combine, st.Records, st.Count, st.Total, st.Peak, st.Leaks)

@@ -10,6 +10,7 @@ package format
 
 import (
 	"io"
+	"sync/atomic"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/stream"
@@ -61,6 +62,25 @@ type Format struct {
 	// input whole as bytes (JSON, XML, protobuf, binary recordings),
 	// streaming where the format allows.
 	NewDocument func(opts Options, emit EmitFunc, diag *stream.Diag) (DocumentParser, error)
+	// FoldChunks, when set, folds inputs of this format on len(aggs)
+	// workers, one aggregator each, over the chunks ch cuts at blank
+	// lines, which must be record boundaries of the format; pfold uses
+	// it when every input is in this format. The stacks are those the
+	// serial parser gives. The result may implement Finisher and Stater,
+	// as a parser does.
+	FoldChunks func(ch *stream.Chunker, opts Options, diag *stream.Diag, aggs []*stream.Aggregator) (any, error)
+	// Description names the format for people, in messages such as
+	// "looks like perf script output: pipe it through pfold first"
+	// ("perf script output"); Name is used when it is empty.
+	Description string
+}
+
+// Describe returns f's Description, or its Name.
+func (f *Format) Describe() string {
+	if f.Description != "" {
+		return f.Description
+	}
+	return f.Name + " input"
 }
 
 // DocumentParser folds inputs read whole rather than line by line.
@@ -96,10 +116,56 @@ type Finisher interface {
 	Finish() error
 }
 
+// Parsers that hold temporary files or other resources implement
+// io.Closer: Close is called once at the end of the run, after Finish,
+// and also when the run fails.
+
 // Stater is implemented by parsers that have counts to show with
 // --stats ("1234 threads, 56 skipped as idle").
 type Stater interface {
 	Stats() string
+}
+
+// Env is what a run gives parsers besides option values. pfold's
+// options carry one (WithEnv); EnvOf gives the zero Env otherwise.
+type Env struct {
+	// Notes receives notes that are not errors ("2 events: folding
+	// cycles"); nil discards them.
+	Notes io.Writer
+	// Mem is how many bytes a parser's own caches may hold; 0 lets the
+	// parser choose a small default.
+	Mem int64
+	// TmpDir is where a parser may spill (a perf.data recording read
+	// from a pipe); "" is the system's.
+	TmpDir string
+	// Folded, when set, counts the samples folded, for a progress line
+	// read on another goroutine.
+	Folded *atomic.Int64
+	// Mixed, when set, is asked about a malformed line by parsers that
+	// read their input themselves (FoldChunks), with the name of their
+	// format: window is the line and
+	// what follows it. It returns an error when another format starts
+	// there (the input changes format), nil otherwise. The driver of
+	// line and document parsers asks it itself.
+	Mixed func(format, input string, line int, window []byte) error
+}
+
+type withEnv struct {
+	Options
+	env Env
+}
+
+func (w withEnv) Env() Env { return w.env }
+
+// WithEnv returns opts carrying env.
+func WithEnv(opts Options, env Env) Options { return withEnv{opts, env} }
+
+// EnvOf returns the Env opts carries, or the zero Env.
+func EnvOf(opts Options) Env {
+	if e, ok := opts.(interface{ Env() Env }); ok {
+		return e.Env()
+	}
+	return Env{}
 }
 
 // FlagKind is the type of a format flag's value.

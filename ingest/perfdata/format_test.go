@@ -2,9 +2,11 @@ package perfdata
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"testing"
 
+	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
 	"github.com/pfold/pfold/stream"
@@ -30,11 +32,12 @@ func (p *lineParser) Line(name string, n int, line []byte) error {
 }
 func (p *lineParser) End() error { return nil }
 
-// TestFormatGathers: the lines the reader splits a recording into are
-// joined back into the recording, in memory or spilled to a file, and
-// the text parser sees perf script's text of it.
-func TestFormatGathers(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/perfdata/cwork/perf.data")
+// TestFormatReads: the text parser sees perf script's text of a
+// recording, whether it is read in place (a plain file) or as a stream
+// (copied to a temporary file: its header points past the data).
+func TestFormatReads(t *testing.T) {
+	const path = "../../testdata/perfdata/cwork/perf.data"
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,17 +50,29 @@ func TestFormatGathers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, limit := range []int{32 << 20, 1000} {
-		gatherInMemory = limit
-		textSeen.Reset()
-		if _, err := formattest.Fold(NewFormat(lines), opts, formattest.Input{Name: "perf.data", Data: data}); err != nil {
-			t.Fatalf("gathering in %d bytes: %v", limit, err)
-		}
-		if !bytes.Equal(textSeen.Bytes(), want.Bytes()) {
-			t.Errorf("gathering in %d bytes: the text parser saw %d bytes, want %d", limit, textSeen.Len(), want.Len())
-		}
+	textSeen.Reset()
+	if _, err := formattest.Fold(NewFormat(lines), opts, formattest.Input{Name: "perf.data", Data: data}); err != nil {
+		t.Fatalf("as a stream: %v", err)
 	}
-	gatherInMemory = 32 << 20
+	if !bytes.Equal(textSeen.Bytes(), want.Bytes()) {
+		t.Errorf("as a stream: the text parser saw %d bytes, want %d", textSeen.Len(), want.Len())
+	}
+	textSeen.Reset()
+	p, err := NewFormat(lines).NewDocument(opts, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := p.Read(path, f); err != nil {
+		t.Fatalf("in place: %v", err)
+	}
+	if !bytes.Equal(textSeen.Bytes(), want.Bytes()) {
+		t.Errorf("in place: the text parser saw %d bytes, want %d", textSeen.Len(), want.Len())
+	}
 	if got := NewFormat(lines).Sniff(data[:64]); got != format.Sure {
 		t.Errorf("Sniff = %v on a recording", got)
 	}

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
-	"github.com/pfold/pfold/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -15,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/pfold/pfold/internal/stacktest"
+	"github.com/pfold/pfold/internal/testenv"
 )
 
 var spaces = regexp.MustCompile(`[ \t]+`)
@@ -44,15 +46,6 @@ func script(t *testing.T, data string, opt Options) []byte {
 }
 
 // firstDiff describes where two normalized texts part.
-func firstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) && i < len(bl); i++ {
-		if al[i] != bl[i] {
-			return "line " + itoa(i+1) + ":\n  pfold: " + al[i] + "\n  perf:  " + bl[i]
-		}
-	}
-	return "lengths differ: " + itoa(len(al)) + " vs " + itoa(len(bl)) + " lines"
-}
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
@@ -93,7 +86,7 @@ func TestRecordings(t *testing.T) {
 			got := normalize(script(t, filepath.Join(dir, "perf.data"), opt))
 			want := normalize(gunzip(t, filepath.Join(dir, "perf-script.txt.gz")))
 			if got != want {
-				t.Errorf("replay differs from perf script: %s", firstDiff(got, want))
+				t.Errorf("replay differs from perf script: %s", stacktest.FirstDiff(got, want))
 			}
 		})
 	}
@@ -181,7 +174,7 @@ func TestFreshRecording(t *testing.T) {
 			}
 			got := script(t, data, Options{Symbols: SymbolOptions{BuildIDDir: filepath.Join(home, ".debug")}})
 			if normalize(got) != normalize(want) {
-				t.Errorf("replay differs from perf script: %s", firstDiff(normalize(got), normalize(want)))
+				t.Errorf("replay differs from perf script: %s", stacktest.FirstDiff(normalize(got), normalize(want)))
 			}
 		})
 	}

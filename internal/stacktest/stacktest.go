@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -71,4 +72,61 @@ func Files(t testing.TB, n int, write func(i int, b *bytes.Buffer)) (names []str
 		size += int64(b.Len())
 	}
 	return names, size
+}
+
+// Aggregate sums identical stacks of folded text and returns them sorted
+// bytewise, as pfold writes them: the form oracle outputs are compared in.
+func Aggregate(t testing.TB, text []byte) string {
+	t.Helper()
+	sums := map[string]fold.Count{}
+	for i, line := range bytes.Split(text, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		stack, c, err := fold.ParseLine(line)
+		if err != nil {
+			t.Fatalf("line %d: %v: %q", i+1, err, line)
+		}
+		s, err := sums[string(stack)].Add(c)
+		if err != nil {
+			t.Fatalf("line %d: %v", i+1, err)
+		}
+		sums[string(stack)] = s
+	}
+	keys := make([]string, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []byte
+	for _, k := range keys {
+		out = fold.AppendLine(out, []byte(k), sums[k])
+	}
+	return string(out)
+}
+
+// FirstDiff describes the first line where got and want differ, long
+// lines shortened, for test failures on folded text.
+func FirstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n got: %s\nwant: %s", i+1, shorten(a), shorten(b))
+		}
+	}
+	return "(no line differs)"
+}
+
+func shorten(s string) string {
+	if len(s) > 300 {
+		return s[:150] + " … " + s[len(s)-150:]
+	}
+	return s
 }

@@ -9,7 +9,8 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/fold"
-	"github.com/pfold/pfold/ingest"
+	"github.com/pfold/pfold/ingest/igprof"
+	"github.com/pfold/pfold/ingest/perfscript"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -97,13 +98,13 @@ func foldDump(t *testing.T, dump []byte) (samples int64, malformed int, agg *str
 	agg = stream.NewAggregator(stream.Options{TmpDir: t.TempDir()})
 	t.Cleanup(func() { agg.Close() })
 	diag := stream.NewDiag(&w, false)
-	p := ingest.NewPerfScript(ingest.PerfScriptOptions{Warn: &w}, agg.Add, diag)
+	p := perfscript.New(perfscript.Options{Warn: &w}, agg.Add, diag)
 	r := stream.NewReader([]string{path})
 	defer r.Close()
-	if err := ingest.FoldPerfScript(r, p); err != nil {
+	if err := perfscript.Fold(r, p); err != nil {
 		t.Fatal(err)
 	}
-	return p.Stats().Samples, diag.Count(), agg, w.String()
+	return p.Counts().Samples, diag.Count(), agg, w.String()
 }
 
 func TestFoldsCleanly(t *testing.T) {
@@ -186,7 +187,7 @@ func TestHeaders(t *testing.T) {
 func foldIgProf(t *testing.T, path string) map[string]uint64 {
 	t.Helper()
 	got := map[string]uint64{}
-	f := ingest.NewIgProfFolder(ingest.IgProfOptions{}, func(stack []byte, c fold.Count) error {
+	f := igprof.NewFolder(igprof.Options{}, func(stack []byte, c fold.Count) error {
 		got[string(stack)] += c.N
 		return nil
 	})
@@ -194,7 +195,7 @@ func foldIgProf(t *testing.T, path string) map[string]uint64 {
 	diag := stream.NewDiag(os.Stderr, true)
 	r := stream.NewReader([]string{path})
 	defer r.Close()
-	if err := ingest.FoldIgProf(r, f, diag); err != nil {
+	if err := igprof.Fold(r, f, diag); err != nil {
 		t.Fatal(err)
 	}
 	return got

@@ -13,7 +13,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/pfold/pfold/fold"
-	"github.com/pfold/pfold/ingest"
+	"github.com/pfold/pfold/ingest/perfscript"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -214,7 +214,7 @@ func (l *loader) fold(head, body []byte) ([]byte, bool) {
 	var warn bytes.Buffer
 	diag := stream.NewDiag(&warn, false)
 	l.ok = false
-	p := ingest.NewPerfScript(ingest.PerfScriptOptions{Warn: &warn}, func(stack []byte, c fold.Count) error {
+	p := perfscript.New(perfscript.Options{Warn: &warn}, func(stack []byte, c fold.Count) error {
 		l.folded = append(l.folded[:0], stack...)
 		l.ok = true
 		return nil
@@ -226,7 +226,7 @@ func (l *loader) fold(head, body []byte) ([]byte, bool) {
 		n++
 	}
 	p.End()
-	if diag.Count() > 0 || warn.Len() > 0 || p.Stats().Samples != 1 {
+	if diag.Count() > 0 || warn.Len() > 0 || p.Counts().Samples != 1 {
 		return nil, false
 	}
 	return l.folded, l.ok

@@ -1,0 +1,12 @@
+// Package perfscript reads the text perf script prints, every layout of
+// it, and folds each sample into a stack as FlameGraph's
+// stackcollapse-perf.pl does, with its options (--pid, --tid, --kernel,
+// --jit, --all, --addrs, --event-filter, --srcline) and inferno's
+// --skip-after. It folds serially (Parser, one line at a time) or on
+// several workers over chunks cut at blank lines (FoldChunks), with the
+// same result; a cache of folded frame lines and a table of repeated
+// samples keep the per-line work small.
+//
+// It imports fold, stream and ingest/format; never another format, a
+// transform, a writer or a command.
+package perfscript

@@ -1,0 +1,86 @@
+package perfscript
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Format is perf script's text, as stackcollapse-perf.pl reads it, with
+// its options under their names.
+var Format = format.Format{
+	Name:        "perf-script",
+	Replaces:    "stackcollapse-perf.pl",
+	Description: "perf script output",
+	Sniff:       Sniff,
+	Flags: []format.Flag{
+		{Name: "pid", Kind: format.Bool, Usage: "include the PID with process names (comm-PID)", Default: "false"},
+		{Name: "tid", Kind: format.Bool, Usage: "include the PID and TID with process names (comm-PID/TID)", Default: "false"},
+		{Name: "kernel", Kind: format.Bool, Usage: "annotate kernel functions with _[k]", Default: "false"},
+		{Name: "jit", Kind: format.Bool, Usage: "annotate JIT functions with _[j]", Default: "false"},
+		{Name: "all", Kind: format.Bool, Usage: "all annotations (--kernel --jit)", Default: "false"},
+		{Name: "samples", Kind: format.Bool, Usage: "count each sample once; by default a sample weighs its period when perf script prints one (as stackcollapse-perf.pl does: cpu-clock folds to nanoseconds)", Default: "false"},
+		{Name: "addrs", Kind: format.Bool, Usage: "include raw addresses where symbols can't be found", Default: "false"},
+		{Name: "srcline", Kind: format.Bool, Usage: "input is perf script -F+srcline: append each frame's source line", Default: "false"},
+		{Name: "event-filter", Kind: format.String, Usage: "fold only samples of `EVENT`", Default: "the first event seen"},
+		{Name: "skip-after", Kind: format.StringSlice, Usage: "drop the callers above `FRAME` and the process name (repeatable)"},
+	},
+	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		opt := OptionsFrom(opts)
+		return &formatParser{Parser: New(opt, emit, diag), filter: opt.EventFilter}, nil
+	},
+	FoldChunks: func(ch *stream.Chunker, opts format.Options, diag *stream.Diag, aggs []*stream.Aggregator) (any, error) {
+		opt := OptionsFrom(opts)
+		opt.Batch = opt.FrameCache // samples repeat: sum them before they become stacks
+		st, err := FoldChunks(ch, opt, diag, aggs)
+		return &result{st: st, filter: opt.EventFilter}, err
+	},
+}
+
+// OptionsFrom reads the format's flags, and the run's notes, memory and
+// progress counter, into Options.
+func OptionsFrom(opts format.Options) Options {
+	env := format.EnvOf(opts)
+	o := Options{
+		PID: opts.Bool("pid"), TID: opts.Bool("tid"),
+		Kernel: opts.Bool("kernel") || opts.Bool("all"), JIT: opts.Bool("jit") || opts.Bool("all"),
+		Addrs: opts.Bool("addrs"), Srcline: opts.Bool("srcline"), Samples: opts.Bool("samples"),
+		EventFilter: opts.String("event-filter"), SkipAfter: opts.StringSlice("skip-after"),
+		Warn: env.Notes, Folded: env.Folded, NoPIDNoted: new(atomic.Bool),
+	}
+	if env.Mixed != nil {
+		o.Mixed = func(input string, line int, window []byte) error {
+			return env.Mixed("perf-script", input, line, window)
+		}
+	}
+	if env.Mem > 0 {
+		o.FrameCache = min(defaultFrameCache, env.Mem)
+	}
+	return o
+}
+
+// formatParser is the Parser behind the format interface: it checks the
+// event filter once every input is read, and says what it counted.
+type formatParser struct {
+	*Parser
+	filter string // as the user gave it
+}
+
+func (p *formatParser) Finish() error { return CheckEventFilter(p.filter, p.Counts()) }
+func (p *formatParser) Stats() string { return p.Counts().String() }
+
+// result is what FoldChunks counted, with the same checks.
+type result struct {
+	st     Stats
+	filter string
+}
+
+func (r *result) Finish() error { return CheckEventFilter(r.filter, r.st) }
+func (r *result) Stats() string { return r.st.String() }
+
+// String says what was folded and what was left out, for --stats.
+func (st Stats) String() string {
+	return fmt.Sprintf("%d samples folded (%d of other events, %d skipped)", st.Samples, st.Filtered, st.Skipped)
+}
