@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/pfold/pfold/ingest"
 	"io"
+
+	"github.com/pfold/pfold/ingest"
 
 	"github.com/pfold/pfold/callgrind"
 	"github.com/pfold/pfold/internal/cmdutil"
@@ -11,16 +12,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-// Input that is not folded stacks is named, with the step it misses.
-func init() { stream.DescribeInput = ingest.Describe }
-
-func newApp() *cli.App {
-	return &cli.App{
-		Name:      "pcallgrind",
-		Usage:     "convert folded stacks to the callgrind format (KCachegrind, callgrind_annotate)",
-		UsageText: "pcallgrind [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+func command() *cmdutil.Command {
+	return &cmdutil.Command{
+		Name:  "pcallgrind",
+		Usage: "convert folded stacks to the callgrind format (KCachegrind, callgrind_annotate)",
 		Description: "Reads folded stacks \"root;...;leaf COUNT\" in order and writes one callgrind file\n" +
 			"to stdout or -o FILE: exclusive cost per function, calls and inclusive cost per\n" +
 			"caller and callee. Frames \"name:file:line\", \"name (file:line)\" and \"name - file:line\"\n" +
@@ -29,19 +26,20 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "event", Value: callgrind.DefaultEvent, Usage: "event `NAME` of the costs, e.g. cpu-clock"},
 			&cli.BoolFlag{Name: "no-compress", Usage: "write file and function names in full every time instead of (id) references", DefaultText: "false"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
-			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, fr.Lines, fr.Stacks, functions and calls to stderr", DefaultText: "false"},
+			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, stacks, functions and calls to stderr", DefaultText: "false"},
 		},
-		Metadata: map[string]any{"examples": "pfold perf.txt | pcallgrind > out.callgrind && kcachegrind out.callgrind\n" +
-			"pcallgrind --event cpu-clock -o out.callgrind stacks.folded.gz\n" +
-			"stackprof --stackcollapse prof.dump | pcallgrind -o out.callgrind"},
-		Action: run,
+		Examples: []string{
+			"pfold perf.txt | pcallgrind > out.callgrind && kcachegrind out.callgrind",
+			"pcallgrind --event cpu-clock -o out.callgrind stacks.folded.gz",
+			"stackprof --stackcollapse prof.dump | pcallgrind -o out.callgrind",
+		},
+		Reads:         "folded stacks",
+		DescribeInput: ingest.Describe,
+		Run:           run,
 	}
 }
 
 func run(c *cli.Context) error {
-	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
-		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into pcallgrind")
-	}
 	event := c.String("event")
 	if !callgrind.ValidEvent(event) {
 		return cmdutil.UsageErrorf("--event %q: an event name is one word, without spaces", event)

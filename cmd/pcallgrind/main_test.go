@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,29 +11,17 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/stacktest"
 )
-
-// pcallgrind runs the command with args and stdin, returning stdout,
-// stderr and the exit status.
-func pcallgrind(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {
 	dir := t.TempDir()
 	// The second file continues the first: "a;b" goes on, so a→b is one call.
-	first := filepath.Join(dir, "1.folded")
-	os.WriteFile(first, []byte("a;b 2\n"), 0o644)
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte("a;b;c 3\n"))
-	zw.Close()
-	second := filepath.Join(dir, "2.folded.gz")
-	os.WriteFile(second, gz.Bytes(), 0o644)
+	first := stacktest.WriteFile(t, "1.folded", []byte("a;b 2\n"))
+	second := stacktest.GzipFile(t, "2.folded.gz", []byte("a;b;c 3\n"))
 	outPath := filepath.Join(dir, "out.callgrind")
 
-	stdout, stderr, code := pcallgrind(t, "", first, second, "-o", outPath, "--event", "cpu-clock", "--no-compress")
+	stdout, stderr, code := cmdtest.Run(command, "", first, second, "-o", outPath, "--event", "cpu-clock", "--no-compress")
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -53,7 +39,7 @@ func TestFilesInOrderCompressedAndOutput(t *testing.T) {
 
 func TestMalformedLines(t *testing.T) {
 	in := "a;b 1\nno count here\n\na;c x\na;c 2\n"
-	stdout, stderr, code := pcallgrind(t, in, "--stats")
+	stdout, stderr, code := cmdtest.Run(command, in, "--stats")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -66,7 +52,7 @@ func TestMalformedLines(t *testing.T) {
 		}
 	}
 
-	stdout, stderr, code = pcallgrind(t, in, "--strict")
+	stdout, stderr, code = cmdtest.Run(command, in, "--strict")
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "-:2:") {
 		t.Errorf("--strict: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -74,17 +60,17 @@ func TestMalformedLines(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{"--event", "two words"}, {"--event", ""}, {"--bogus"}} {
-		if _, stderr, code := pcallgrind(t, "a 1\n", args...); code != 2 {
+		if _, stderr, code := cmdtest.Run(command, "a 1\n", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
 	}
-	if _, _, code := pcallgrind(t, "", "/nonexistent/x.folded"); code != 1 {
+	if _, _, code := cmdtest.Run(command, "", "/nonexistent/x.folded"); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}
 }
 
 func TestDecimalWarning(t *testing.T) {
-	stdout, stderr, code := pcallgrind(t, "a;b 0.4\na;b 0.4\n")
+	stdout, stderr, code := cmdtest.Run(command, "a;b 0.4\na;b 0.4\n")
 	if code != 0 || !strings.Contains(stderr, "rounded") || !strings.Contains(stdout, "summary: 1\n") {
 		t.Errorf("exit %d, stderr %q\n%s", code, stderr, stdout)
 	}
@@ -111,13 +97,13 @@ func TestBatchesAddInOrder(t *testing.T) {
 	}
 	var want strings.Builder
 	prof.WriteTo(&want)
-	stdout, stderr, code := pcallgrind(t, in.String())
+	stdout, stderr, code := cmdtest.Run(command, in.String())
 	if code != 0 || stderr != "" || stdout != want.String() {
 		t.Fatalf("exit %d, stderr %q, output differs from adding the stacks one by one: %t", code, stderr, stdout != want.String())
 	}
 
 	in.WriteString("x 18446744073709551615\nx 1\n")
-	_, stderr, code = pcallgrind(t, in.String())
+	_, stderr, code = cmdtest.Run(command, in.String())
 	if want := fmt.Sprintf("-:%d:", lines+1); code == 0 || !strings.Contains(stderr, want) {
 		t.Errorf("overflow: exit %d, stderr %q, want %q", code, stderr, want)
 	}

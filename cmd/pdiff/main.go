@@ -2,8 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/pfold/pfold/ingest"
 	"math"
+
+	"github.com/pfold/pfold/ingest"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
@@ -11,16 +12,13 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-// Input that is not folded stacks is named, with the step it misses.
-func init() { stream.DescribeInput = ingest.Describe }
-
-func newApp() *cli.App {
-	return &cli.App{
-		Name:      "pdiff",
-		Usage:     "compare two folded profiles for a differential flame graph",
-		UsageText: "pdiff [options] BEFORE AFTER   (either may be - for stdin; gzip/bzip2/zstd/lz4 detected)",
+func command() *cmdutil.Command {
+	return &cmdutil.Command{
+		Name:  "pdiff",
+		Usage: "compare two folded profiles for a differential flame graph",
+		Args:  "BEFORE AFTER",
 		Description: "Reads two folded-stack files and writes every stack found in either, sorted,\n" +
 			"as \"stack COUNT_BEFORE COUNT_AFTER\" (0 where it is missing), the input of\n" +
 			"flamegraph.pl for a differential flame graph, as difffolded.pl and inferno's\n" +
@@ -34,10 +32,13 @@ func newApp() *cli.App {
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print stack counts and totals of both sides to stderr", DefaultText: "false"},
 		}, cmdutil.AggregateFlags()...),
-		Metadata: map[string]any{"examples": "pdiff before.folded after.folded | flamegraph.pl > diff.svg\n" +
-			"pfold perf-new.txt | pdiff -n old.folded - | flamegraph.pl > diff.svg\n" +
-			"pdiff after.folded before.folded | flamegraph.pl --negate > diff-before.svg"},
-		Action: run,
+		Examples: []string{
+			"pdiff before.folded after.folded | flamegraph.pl > diff.svg",
+			"pfold perf-new.txt | pdiff -n old.folded - | flamegraph.pl > diff.svg",
+			"pdiff after.folded before.folded | flamegraph.pl --negate > diff-before.svg",
+		},
+		DescribeInput: ingest.Describe,
+		Run:           run,
 	}
 }
 

@@ -10,25 +10,12 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/pdiff/golden")
 
 const data = "../../testdata/pdiff/"
-
-func pdiff(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
-
-func read(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // sortedLines returns text with its lines sorted bytewise.
 func sortedLines(text string) string {
@@ -44,7 +31,7 @@ func sortedLines(text string) string {
 func sortedCopy(t *testing.T, name string) string {
 	p := filepath.Join(t.TempDir(), filepath.Base(name))
 	// Sort by stack, which is what sortedness means for folded lines.
-	lines := strings.Split(strings.TrimSuffix(read(t, name), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(stacktest.ReadFile(t, name), "\n"), "\n")
 	sort.SliceStable(lines, func(i, j int) bool {
 		return stackOf(lines[i]) < stackOf(lines[j])
 	})
@@ -77,7 +64,7 @@ func TestInferno(t *testing.T) {
 		{"strip_hex", "before.txt", []string{"--strip-hex"}},
 		{"fractionals", "before_fractionals.txt", nil},
 	} {
-		want := sortedLines(read(t, data+"results/"+tc.result+".txt"))
+		want := sortedLines(stacktest.ReadFile(t, data+"results/"+tc.result+".txt"))
 		before, after := data+tc.before, data+"after.txt"
 		for _, way := range []string{"files", "sorted", "stdin"} {
 			t.Run(fmt.Sprintf("%s%v/%s", tc.result, tc.args, way), func(t *testing.T) {
@@ -87,9 +74,9 @@ func TestInferno(t *testing.T) {
 				case "sorted":
 					b, a = sortedCopy(t, before), sortedCopy(t, after)
 				case "stdin":
-					stdin, b = read(t, before), "-"
+					stdin, b = stacktest.ReadFile(t, before), "-"
 				}
-				got, stderr, code := pdiff(t, stdin, append(tc.args, b, a, "--stats")...)
+				got, stderr, code := cmdtest.Run(command, stdin, append(tc.args, b, a, "--stats")...)
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, stderr)
 				}
@@ -113,34 +100,21 @@ func TestInferno(t *testing.T) {
 
 func TestBadLine(t *testing.T) {
 	// inferno warns about bad_before.txt's line without a count, once.
-	got, stderr, code := pdiff(t, "", data+"bad_before.txt", data+"after.txt")
+	got, stderr, code := cmdtest.Run(command, "", data+"bad_before.txt", data+"after.txt")
 	if code != 0 || strings.Count(stderr, "warning:") != 1 || !strings.Contains(stderr, "bad_before.txt:3: no count") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 	if strings.Contains(got, "__fdget_pos_[k] 11") || !strings.Contains(got, "dd;[unknown];read;system_call_[k];__fdget_pos_[k] 0 15\n") {
 		t.Errorf("the bad line was not skipped:\n%s", got)
 	}
-	if _, stderr, code := pdiff(t, "", "--strict", data+"bad_before.txt", data+"after.txt"); code != 1 || !strings.Contains(stderr, "bad_before.txt:3") {
+	if _, stderr, code := cmdtest.Run(command, "", "--strict", data+"bad_before.txt", data+"after.txt"); code != 1 || !strings.Contains(stderr, "bad_before.txt:3") {
 		t.Errorf("--strict: exit %d: %s", code, stderr)
 	}
 }
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join(data, "golden", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
+	stacktest.Golden(t, filepath.Join(data, "golden", name), got, *update)
 }
 
 // TestGolden covers options inferno has no expected file for.
@@ -155,7 +129,7 @@ func TestGolden(t *testing.T) {
 		{"reversed.txt", []string{data + "after.txt", data + "before.txt"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			got, stderr, code := pdiff(t, "", tc.args...)
+			got, stderr, code := cmdtest.Run(command, "", tc.args...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -168,7 +142,7 @@ func TestGolden(t *testing.T) {
 // does; its sums print at 15 significant digits, ours in the shortest
 // form that reads back exactly, so compare the numbers.
 func TestDecimalsAsDifffolded(t *testing.T) {
-	got, _, _ := pdiff(t, "", "--decimals", data+"before_fractionals.txt", data+"after.txt")
+	got, _, _ := cmdtest.Run(command, "", "--decimals", data+"before_fractionals.txt", data+"after.txt")
 	for _, want := range []string{
 		"dd;[unknown];read 14.234398324872284 13\n",
 		"dd;[unknown];read;system_call_[k];__fdget_pos_[k] 11.98 15\n",
@@ -195,15 +169,15 @@ func TestLargeSpilled(t *testing.T) {
 	b, a := filepath.Join(dir, "before"), filepath.Join(dir, "after")
 	os.WriteFile(b, []byte(before.String()), 0o644)
 	os.WriteFile(a, []byte(after.String()), 0o644)
-	want, _, code := pdiff(t, "", "-n", b, a)
+	want, _, code := cmdtest.Run(command, "", "-n", b, a)
 	if code != 0 || strings.Count(want, "\n") < 20000 {
 		t.Fatalf("exit %d, %d lines", code, strings.Count(want, "\n"))
 	}
-	got, stderr, code := pdiff(t, "", "-n", "--mem", "64KiB", "--tmpdir", t.TempDir(), b, a)
+	got, stderr, code := cmdtest.Run(command, "", "-n", "--mem", "64KiB", "--tmpdir", t.TempDir(), b, a)
 	if code != 0 || got != want {
 		t.Errorf("spilled: exit %d, equal %v: %s", code, got == want, stderr)
 	}
-	got, stderr, code = pdiff(t, "", "-n", "--stats", sortedCopy(t, b), sortedCopy(t, a))
+	got, stderr, code = cmdtest.Run(command, "", "-n", "--stats", sortedCopy(t, b), sortedCopy(t, a))
 	if code != 0 || got != want || strings.Count(stderr, "(streamed)") != 2 {
 		t.Errorf("streamed: exit %d, equal %v: %s", code, got == want, stderr)
 	}
@@ -211,11 +185,11 @@ func TestLargeSpilled(t *testing.T) {
 
 func TestUsage(t *testing.T) {
 	for _, args := range [][]string{{}, {data + "before.txt"}, {data + "before.txt", data + "after.txt", data + "after.txt"}, {"-", "-"}, {"--bogus", "a", "b"}} {
-		if _, stderr, code := pdiff(t, "", args...); code != 2 {
+		if _, stderr, code := cmdtest.Run(command, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		}
 	}
-	if _, _, code := pdiff(t, "", data+"missing.txt", data+"after.txt"); code != 1 {
+	if _, _, code := cmdtest.Run(command, "", data+"missing.txt", data+"after.txt"); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}
 }

@@ -25,11 +25,11 @@ Usage:
 
 	pdot [options] [FILE...]
 
-Files are read in order as one stream; with no file, or "-", standard
-input is read. gzip, bzip2, zstd and lz4 input is detected by its magic
-bytes. Memory grows with the number of distinct frame names and calls,
-not with the input. A malformed line is reported with file:line and
-skipped (--strict: exit 1).
+The graph's memory is its nodes and edges: it grows with the distinct
+frame names and calls, not with the input. Input is read as by every
+pfold binary (files in order or standard input, gzip/bzip2/zstd/lz4/xz
+by magic bytes; malformed lines reported with file:line, fatal with
+--strict).
 
 Options:
 

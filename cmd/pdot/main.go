@@ -1,24 +1,20 @@
 package main
 
 import (
+	"io"
+
 	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/report"
-	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
-	"io"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-// Input that is not folded stacks is named, with the step it misses.
-func init() { stream.DescribeInput = ingest.Describe }
-
-func newApp() *cli.App {
-	return &cli.App{
-		Name:      "pdot",
-		Usage:     "draw the call graph of folded stacks as graphviz dot (stackprof --graphviz)",
-		UsageText: "pdot [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+func command() *cmdutil.Command {
+	return &cmdutil.Command{
+		Name:  "pdot",
+		Usage: "draw the call graph of folded stacks as graphviz dot (stackprof --graphviz)",
 		Description: "Reads folded stacks \"root;...;leaf COUNT\" and writes a graphviz digraph to stdout\n" +
 			"or -o FILE: a node per frame name with its self and total samples, sized by its\n" +
 			"self share, and caller -> callee edges labelled with their samples.",
@@ -29,17 +25,18 @@ func newApp() *cli.App {
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, stacks, frames and edges to stderr", DefaultText: "false"},
 		},
-		Metadata: map[string]any{"examples": "pfold profile.dump | pdot --limit 40 | dot -Tsvg > graph.svg\n" +
-			"perf script | pfold | pdot --node-fraction 0.01 -o graph.dot\n" +
-			"pdot stacks.folded.gz | dot -Tpng > graph.png"},
-		Action: run,
+		Examples: []string{
+			"pfold profile.dump | pdot --limit 40 | dot -Tsvg > graph.svg",
+			"perf script | pfold | pdot --node-fraction 0.01 -o graph.dot",
+			"pdot stacks.folded.gz | dot -Tpng > graph.png",
+		},
+		Reads:         "folded stacks",
+		DescribeInput: ingest.Describe,
+		Run:           run,
 	}
 }
 
 func run(c *cli.Context) error {
-	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
-		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into pdot")
-	}
 	opt := report.DotOptions{Limit: c.Int("limit"), NodeFraction: c.Float64("node-fraction"), CountName: c.String("countname")}
 	if opt.Limit < 0 {
 		return cmdutil.UsageErrorf("--limit %d: must be 0 or more", opt.Limit)

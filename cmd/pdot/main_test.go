@@ -2,24 +2,19 @@ package main
 
 import (
 	"bytes"
-	"github.com/pfold/pfold/internal/testenv"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pfold/pfold/internal/stacktest"
+	"github.com/pfold/pfold/internal/testenv"
 
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
-func pdot(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
-
 func TestGraph(t *testing.T) {
 	in := "main;a 90\nmain;b;a 9\nmain;c 1\n"
-	stdout, stderr, code := pdot(t, in, "--node-fraction", "0.05", "--stats")
+	stdout, stderr, code := cmdtest.Run(command, in, "--node-fraction", "0.05", "--stats")
 	if code != 0 || !strings.Contains(stderr, "3 stacks, 0 lines malformed, 4 frames, 4 call edges, total 100") {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -35,8 +30,7 @@ func TestGraph(t *testing.T) {
 		}
 	}
 	dot := testenv.NeedTool(t, "Debian package graphviz: rendering", "dot")
-	path := filepath.Join(t.TempDir(), "g.dot")
-	os.WriteFile(path, []byte(stdout), 0o644)
+	path := stacktest.WriteFile(t, "g.dot", []byte(stdout))
 	if out, err := exec.Command(dot, "-Tsvg", path).CombinedOutput(); err != nil || !bytes.Contains(out, []byte("</svg>")) {
 		t.Errorf("dot -Tsvg: %v\n%s", err, out)
 	}
@@ -44,11 +38,11 @@ func TestGraph(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{"--limit", "-1"}, {"--node-fraction", "1.5"}, {"--node-fraction", "-0.1"}, {"--node-fraction", "NaN"}, {"--bogus"}} {
-		if _, stderr, code := pdot(t, "a 1\n", args...); code != 2 {
+		if _, stderr, code := cmdtest.Run(command, "a 1\n", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
 		}
 	}
-	if stdout, stderr, code := pdot(t, "a 1\nbad\n", "--strict"); code != 1 || stdout != "" || !strings.Contains(stderr, "-:2:") {
+	if stdout, stderr, code := cmdtest.Run(command, "a 1\nbad\n", "--strict"); code != 1 || stdout != "" || !strings.Contains(stderr, "-:2:") {
 		t.Errorf("--strict: exit %d, %q, %q", code, stdout, stderr)
 	}
 }

@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/pfold/pfold/ingest"
 	"regexp"
 	"strconv"
+
+	"github.com/pfold/pfold/ingest"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
@@ -13,17 +14,14 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-// Input that is not folded stacks is named, with the step it misses.
-func init() { stream.DescribeInput = ingest.Describe }
-
-func newApp() *cli.App {
+func command() *cmdutil.Command {
 	var order transformArgs
-	return &cli.App{
-		Name:      "pfilter",
-		Usage:     "filter and rewrite folded stacks, transforms applied in the order given",
-		UsageText: "pfilter [transforms] [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+	return &cmdutil.Command{
+		Name:  "pfilter",
+		Usage: "filter and rewrite folded stacks, transforms applied in the order given",
+		Args:  "[transforms] [FILE...]",
 		Description: "Reads folded stacks \"root;...;leaf COUNT\" and writes folded stacks, after the\n" +
 			"transforms below, applied in the order they are given on the command line.\n" +
 			"RE is a Go regular expression matched against each frame name. When a transform\n" +
@@ -49,17 +47,18 @@ func newApp() *cli.App {
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of stacks in and out, and what each transform dropped, to stderr", DefaultText: "false"},
 		}, cmdutil.AggregateFlags()...),
-		Metadata: map[string]any{"examples": "pfold perf.txt | pfilter --no-root --grep-v '^cpu_idle' | flamegraph.pl > busy.svg\n" +
-			"pfilter --from '^main$' --replace 's/\\(.*$//' --drop-frame '^interp_' app.folded\n" +
-			"pfilter --strip-addrs --max-depth 12 --top 100 --stats big.folded.zst -o top.folded"},
-		Action: func(c *cli.Context) error { return run(c, order.list) },
+		Examples: []string{
+			"pfold perf.txt | pfilter --no-root --grep-v '^cpu_idle' | flamegraph.pl > busy.svg",
+			"pfilter --from '^main$' --replace 's/\\(.*$//' --drop-frame '^interp_' app.folded",
+			"pfilter --strip-addrs --max-depth 12 --top 100 --stats big.folded.zst -o top.folded",
+		},
+		Reads:         "folded stacks",
+		DescribeInput: ingest.Describe,
+		Run:           func(c *cli.Context) error { return run(c, order.list) },
 	}
 }
 
 func run(c *cli.Context, args []transformArg) error {
-	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
-		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into pfilter")
-	}
 	ts, err := transforms(args)
 	if err != nil {
 		return err

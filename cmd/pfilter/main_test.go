@@ -2,49 +2,22 @@ package main
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/pfilter/golden")
 
 const iperf = "../../testdata/pfilter/iperf.folded"
 
-func pfilter(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
-
-func read(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("../../testdata/pfilter/golden", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
+	stacktest.Golden(t, filepath.Join("../../testdata/pfilter/golden", name), got, *update)
 }
 
 // totals parses --stats: the total in, the total out and what each
@@ -75,7 +48,7 @@ func TestGolden(t *testing.T) {
 		{"no-root.min-count=3.no-merge.folded", []string{"--no-root", "--min-count=3", "--no-merge"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			stdout, stderr, code := pfilter(t, "", append([]string{iperf, "--stats"}, tc.args...)...)
+			stdout, stderr, code := cmdtest.Run(command, "", append([]string{iperf, "--stats"}, tc.args...)...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -108,7 +81,7 @@ func TestGrepMatchesFrames(t *testing.T) {
 	// --grep keeps exactly the input lines with a frame matching RE.
 	re := regexp.MustCompile(`^tcp_.*msg$`)
 	var want strings.Builder
-	for _, l := range strings.SplitAfter(read(t, iperf), "\n") {
+	for _, l := range strings.SplitAfter(stacktest.ReadFile(t, iperf), "\n") {
 		if l == "" {
 			continue
 		}
@@ -120,7 +93,7 @@ func TestGrepMatchesFrames(t *testing.T) {
 			}
 		}
 	}
-	got, _, _ := pfilter(t, "", "--grep", re.String(), iperf)
+	got, _, _ := cmdtest.Run(command, "", "--grep", re.String(), iperf)
 	if got != want.String() || got == "" {
 		t.Errorf("--grep differs from a frame-by-frame match")
 	}
@@ -128,42 +101,42 @@ func TestGrepMatchesFrames(t *testing.T) {
 
 func TestOrderMatters(t *testing.T) {
 	in := "p;tcp_sendmsg;x 1\np;udp_sendmsg;y 2\n"
-	a, _, _ := pfilter(t, in, "--replace", "s/^udp_/tcp_/", "--grep", "^tcp_sendmsg$")
-	b, _, _ := pfilter(t, in, "--grep", "^tcp_sendmsg$", "--replace", "s/^udp_/tcp_/")
+	a, _, _ := cmdtest.Run(command, in, "--replace", "s/^udp_/tcp_/", "--grep", "^tcp_sendmsg$")
+	b, _, _ := cmdtest.Run(command, in, "--grep", "^tcp_sendmsg$", "--replace", "s/^udp_/tcp_/")
 	if a != "p;tcp_sendmsg;x 1\np;tcp_sendmsg;y 2\n" || b != "p;tcp_sendmsg;x 1\n" {
 		t.Errorf("replace then grep: %q; grep then replace: %q", a, b)
 	}
 	// Options after the file keep their order too.
-	c, _, _ := pfilter(t, "", "-", "--grep", "^tcp_sendmsg$", "--replace", "s/^udp_/tcp_/")
-	d, _, _ := pfilter(t, in, "--replace", "s/^udp_/tcp_/", "-", "--grep", "^tcp_sendmsg$")
+	c, _, _ := cmdtest.Run(command, "", "-", "--grep", "^tcp_sendmsg$", "--replace", "s/^udp_/tcp_/")
+	d, _, _ := cmdtest.Run(command, in, "--replace", "s/^udp_/tcp_/", "-", "--grep", "^tcp_sendmsg$")
 	if c != "" || d != a {
 		t.Errorf("options after files: %q, %q", c, d)
 	}
 	// --no-root then --max-depth 1 keeps the second frame; the other way
 	// round drops every stack.
-	e, _, _ := pfilter(t, in, "--no-root", "--max-depth", "1")
-	f, _, _ := pfilter(t, in, "--max-depth", "1", "--no-root")
+	e, _, _ := cmdtest.Run(command, in, "--no-root", "--max-depth", "1")
+	f, _, _ := cmdtest.Run(command, in, "--max-depth", "1", "--no-root")
 	if e != "tcp_sendmsg 1\nudp_sendmsg 2\n" || f != "" {
 		t.Errorf("--no-root --max-depth 1: %q; --max-depth 1 --no-root: %q", e, f)
 	}
 }
 
 func TestSkipAfterIsFrom(t *testing.T) {
-	a, _, _ := pfilter(t, "", iperf, "--from", "^sock_recvmsg$")
-	b, _, _ := pfilter(t, "", iperf, "--skip-after", "^sock_recvmsg$")
-	if a != b || a == read(t, iperf) {
+	a, _, _ := cmdtest.Run(command, "", iperf, "--from", "^sock_recvmsg$")
+	b, _, _ := cmdtest.Run(command, "", iperf, "--skip-after", "^sock_recvmsg$")
+	if a != b || a == stacktest.ReadFile(t, iperf) {
 		t.Errorf("--skip-after differs from --from, or changed nothing")
 	}
 	// Two --replace in order.
-	c, _, _ := pfilter(t, "a;b 1\n", "--replace", "s/a/b/", "--replace", "s/b/c/g")
+	c, _, _ := cmdtest.Run(command, "a;b 1\n", "--replace", "s/a/b/", "--replace", "s/b/c/g")
 	if c != "c;c 1\n" {
 		t.Errorf("two --replace: %q", c)
 	}
 }
 
 func TestSpillingAggregation(t *testing.T) {
-	want, _, _ := pfilter(t, "", iperf, "--no-root")
-	got, stderr, code := pfilter(t, "", iperf, "--no-root", "--mem", "4KiB", "--tmpdir", t.TempDir(), "--stats")
+	want, _, _ := cmdtest.Run(command, "", iperf, "--no-root")
+	got, stderr, code := cmdtest.Run(command, "", iperf, "--no-root", "--mem", "4KiB", "--tmpdir", t.TempDir(), "--stats")
 	if code != 0 || got != want || strings.Contains(stderr, " 0 runs spilled") {
 		t.Errorf("exit %d, equal %v: %s", code, got == want, stderr)
 	}
@@ -171,18 +144,18 @@ func TestSpillingAggregation(t *testing.T) {
 
 func TestMalformedAndUsage(t *testing.T) {
 	in := "a;b 1\nbroken\na;c 2.5\n"
-	stdout, stderr, code := pfilter(t, in, "--no-root", "--stats")
+	stdout, stderr, code := cmdtest.Run(command, in, "--no-root", "--stats")
 	if code != 0 || stdout != "b 1\nc 2.5\n" || !strings.Contains(stderr, "-:2: no count") || !strings.Contains(stderr, "1 lines malformed") {
 		t.Errorf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
-	if _, stderr, code := pfilter(t, in, "--strict"); code != 1 || !strings.Contains(stderr, "-:2:") {
+	if _, stderr, code := cmdtest.Run(command, in, "--strict"); code != 1 || !strings.Contains(stderr, "-:2:") {
 		t.Errorf("--strict: exit %d: %s", code, stderr)
 	}
 	for _, args := range [][]string{
 		{"--grep", "("}, {"--grep", ""}, {"--replace", "s/a/b"}, {"--replace", "y/a/b/"},
 		{"--max-depth", "0"}, {"--top", "x"}, {"--min-count", "-1"}, {"--from", "a", "--skip-after", "b"},
 	} {
-		if _, stderr, code := pfilter(t, in, args...); code != 2 {
+		if _, stderr, code := cmdtest.Run(command, in, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		}
 	}
@@ -200,11 +173,11 @@ func TestCollapseRecursive(t *testing.T) {
 		{dir + "basic.txt", "basic.folded"},
 		{dir + "edge.folded", "edge.folded"},
 	} {
-		stdout, stderr, code := pfilter(t, "", tc.input, "--collapse-recursive")
+		stdout, stderr, code := cmdtest.Run(command, "", tc.input, "--collapse-recursive")
 		if code != 0 || stderr != "" {
 			t.Fatalf("%s: exit %d: %s", tc.input, code, stderr)
 		}
-		if want := read(t, dir+"perl/"+tc.perl); stdout != want {
+		if want := stacktest.ReadFile(t, dir+"perl/"+tc.perl); stdout != want {
 			t.Errorf("%s: differs from stackcollapse-recursive.pl:\n%s", tc.input, stdout)
 		}
 		if tc.perl == "vertx.folded" {
@@ -212,8 +185,8 @@ func TestCollapseRecursive(t *testing.T) {
 		}
 	}
 	// inferno's expected file ends without a newline.
-	stdout, _, _ := pfilter(t, "", dir+"basic.txt", "--collapse-recursive")
-	if want := read(t, dir+"results/basic-collapsed.txt"); strings.TrimSuffix(stdout, "\n") != want {
+	stdout, _, _ := cmdtest.Run(command, "", dir+"basic.txt", "--collapse-recursive")
+	if want := stacktest.ReadFile(t, dir+"results/basic-collapsed.txt"); strings.TrimSuffix(stdout, "\n") != want {
 		t.Errorf("basic.txt: differs from inferno's result:\n%s", stdout)
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/pfold/pfold/ingest"
 	"io"
 	"os"
 	"strings"
+
+	"github.com/pfold/pfold/ingest"
 
 	"github.com/pfold/pfold/flame"
 	"github.com/pfold/pfold/internal/cmdutil"
@@ -15,17 +16,13 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-// Input that is not folded stacks is named, with the step it misses.
-func init() { stream.DescribeInput = ingest.Describe }
-
-func newApp() *cli.App {
+func command() *cmdutil.Command {
 	d := flame.DefaultOptions()
-	return &cli.App{
-		Name:      "pflame",
-		Usage:     "draw folded stacks as an interactive flame graph SVG",
-		UsageText: "pflame [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+	return &cmdutil.Command{
+		Name:  "pflame",
+		Usage: "draw folded stacks as an interactive flame graph SVG",
 		Description: "Reads folded stacks \"root;...;leaf COUNT\" (or \"stack BEFORE AFTER\" from pdiff for a\n" +
 			"differential graph) and writes one self-contained SVG to stdout or -o FILE. Options are\n" +
 			"flamegraph.pl's, with the same names and meaning.",
@@ -53,10 +50,14 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "notes", Usage: "`TEXT` put in a comment in the SVG", DefaultText: "none"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
-		Metadata: map[string]any{"examples": "perf script | pfold | pflame > cpu.svg\n" +
-			"pflame --title 'Heap' --countname bytes --colors mem mem.folded.gz -o mem.svg\n" +
-			"pdiff before.folded after.folded | pflame --title 'after vs before' > diff.svg"},
-		Action: run,
+		Examples: []string{
+			"perf script | pfold | pflame > cpu.svg",
+			"pflame --title 'Heap' --countname bytes --colors mem mem.folded.gz -o mem.svg",
+			"pdiff before.folded after.folded | pflame --title 'after vs before' > diff.svg",
+		},
+		Reads:         "folded stacks",
+		DescribeInput: ingest.Describe,
+		Run:           run,
 	}
 }
 
@@ -92,9 +93,6 @@ func options(c *cli.Context) (flame.Options, error) {
 }
 
 func run(c *cli.Context) error {
-	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
-		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into pflame")
-	}
 	opt, err := options(c)
 	if err != nil {
 		return err

@@ -1,78 +1,55 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 const sample = "../../testdata/flame/small.folded"
 
-// pflame runs the app in-process with stdin and returns stdout, stderr
-// and the exit status.
-func pflame(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
-
-func read(t *testing.T, p string) string {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func frames(svg string) int { return strings.Count(svg, "<g><title>") }
 
 func TestFileStdinAndOutput(t *testing.T) {
-	want, errs, code := pflame(t, "", sample)
+	want, errs, code := cmdtest.Run(command, "", sample)
 	if code != 0 || !strings.HasPrefix(want, "<?xml") || !strings.HasSuffix(want, "</svg>\n") || frames(want) < 10 {
 		t.Fatalf("file: code %d, stderr %q, %d frames", code, errs, frames(want))
 	}
-	if out, _, code := pflame(t, read(t, sample)); code != 0 || out != want {
+	if out, _, code := cmdtest.Run(command, stacktest.ReadFile(t, sample)); code != 0 || out != want {
 		t.Fatalf("stdin: code %d", code)
 	}
-	if out, _, code := pflame(t, read(t, sample), "-"); code != 0 || out != want {
+	if out, _, code := cmdtest.Run(command, stacktest.ReadFile(t, sample), "-"); code != 0 || out != want {
 		t.Fatalf("stdin '-': code %d", code)
 	}
 	o := filepath.Join(t.TempDir(), "out.svg")
-	if out, _, code := pflame(t, "", sample, "-o", o); code != 0 || out != "" || read(t, o) != want {
+	if out, _, code := cmdtest.Run(command, "", sample, "-o", o); code != 0 || out != "" || stacktest.ReadFile(t, o) != want {
 		t.Fatalf("-o after the file: code %d, stdout %d bytes", code, len(out))
 	}
 	// Two files are one stream: the same stacks twice count double.
-	out, _, code := pflame(t, "", sample, sample)
+	out, _, code := cmdtest.Run(command, "", sample, sample)
 	if code != 0 || frames(out) != frames(want) || !strings.Contains(out, "<title>all (106 samples, 100%)</title>") {
 		t.Fatalf("two files: code %d, %d frames", code, frames(out))
 	}
 }
 
 func TestCompressedInput(t *testing.T) {
-	want, _, _ := pflame(t, "", sample)
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	w.Write([]byte(read(t, sample)))
-	w.Close()
-	p := filepath.Join(t.TempDir(), "stacks") // no .gz: magic bytes decide
-	os.WriteFile(p, gz.Bytes(), 0o644)
-	if out, _, code := pflame(t, "", p); code != 0 || out != want {
+	want, _, _ := cmdtest.Run(command, "", sample)
+	p := stacktest.GzipFile(t, "stacks", []byte(stacktest.ReadFile(t, sample))) // no .gz: magic bytes decide
+	if out, _, code := cmdtest.Run(command, "", p); code != 0 || out != want {
 		t.Fatalf("gzip input: code %d", code)
 	}
 }
 
 func TestMalformedLines(t *testing.T) {
-	bad := read(t, "../../testdata/flame/bad-lines.folded")
-	out, errs, code := pflame(t, bad)
+	bad := stacktest.ReadFile(t, "../../testdata/flame/bad-lines.folded")
+	out, errs, code := cmdtest.Run(command, bad)
 	if code != 0 || !strings.Contains(errs, "-:3: ") || !strings.Contains(errs, "THIS IS A BAD LINE") || frames(out) == 0 {
 		t.Fatalf("code %d, stderr %q", code, errs)
 	}
-	if _, errs, code := pflame(t, bad, "--strict"); code != 1 || !strings.Contains(errs, "-:3: ") {
+	if _, errs, code := cmdtest.Run(command, bad, "--strict"); code != 1 || !strings.Contains(errs, "-:3: ") {
 		t.Fatalf("--strict: code %d, stderr %q", code, errs)
 	}
 }
@@ -82,11 +59,11 @@ func TestMalformedLines(t *testing.T) {
 // SVG and exited 1 before).
 func TestEmptyInput(t *testing.T) {
 	for _, in := range []string{"", "\n\n"} {
-		if out, errs, code := pflame(t, in); code != 0 || out != "" {
+		if out, errs, code := cmdtest.Run(command, in); code != 0 || out != "" {
 			t.Errorf("%q: code %d, stderr %q, stdout %q", in, code, errs, out)
 		}
 	}
-	out, errs, code := pflame(t, "a;b 0\n")
+	out, errs, code := cmdtest.Run(command, "a;b 0\n")
 	if code != 1 || !strings.Contains(errs, "no stack counts") || out != "" {
 		t.Fatalf("zero counts: code %d, stderr %q, stdout %q", code, errs, out)
 	}
@@ -101,40 +78,38 @@ func TestUsageErrors(t *testing.T) {
 		{"--factor", "-1"},
 		{"--nosuchflag"},
 	} {
-		if _, errs, code := pflame(t, "a 1\n", args...); code != 2 || errs == "" {
+		if _, errs, code := cmdtest.Run(command, "a 1\n", args...); code != 2 || errs == "" {
 			t.Errorf("%q: code %d, stderr %q; want a usage error", args, code, errs)
 		}
 	}
 }
 
 func TestHelpAndVersion(t *testing.T) {
-	out, _, code := pflame(t, "", "--help")
+	out, _, code := cmdtest.Run(command, "", "--help")
 	for _, want := range []string{"--minwidth", "--colors", "--flamechart", "--cp", "(default: 1200)", "EXAMPLES", "pdiff"} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("--help lacks %q (code %d)", want, code)
 		}
 	}
-	if out, _, code := pflame(t, "", "--version"); code != 0 || !strings.Contains(out, "pflame") {
+	if out, _, code := cmdtest.Run(command, "", "--version"); code != 0 || !strings.Contains(out, "pflame") {
 		t.Errorf("--version: code %d, %q", code, out)
 	}
 }
 
 func TestConsistentPalette(t *testing.T) {
-	dir := t.TempDir()
-	pal := filepath.Join(dir, "palette.map")
-	os.WriteFile(pal, []byte("main->rgb(1,2,3)\n"), 0o644)
-	out, errs, code := pflame(t, "main;work 5\nmain;idle 1\n", "--palfile", pal)
+	pal := stacktest.WriteFile(t, "palette.map", []byte("main->rgb(1,2,3)\n"))
+	out, errs, code := cmdtest.Run(command, "main;work 5\nmain;idle 1\n", "--palfile", pal)
 	if code != 0 || !strings.Contains(out, `fill="rgb(1,2,3)"`) {
 		t.Fatalf("code %d, stderr %q: main not drawn with the palette's colour", code, errs)
 	}
-	got := read(t, pal)
+	got := stacktest.ReadFile(t, pal)
 	for _, name := range []string{"->rgb(", "main->rgb(1,2,3)\n", "work->rgb(", "idle->rgb("} {
 		if !strings.Contains(got, name) {
 			t.Errorf("palette file lacks %q:\n%s", name, got)
 		}
 	}
 	// The written palette gives the second graph the first one's colours.
-	again, _, _ := pflame(t, "main;work 50\nmain;other 1\n", "--cp", "--palfile", pal)
+	again, _, _ := cmdtest.Run(command, "main;work 50\nmain;other 1\n", "--cp", "--palfile", pal)
 	for _, line := range strings.Split(strings.TrimSpace(got), "\n") {
 		c := line[strings.LastIndex(line, "->")+2:]
 		if strings.HasPrefix(line, "work->") && !strings.Contains(again, `fill="`+c+`"`) {
@@ -145,20 +120,20 @@ func TestConsistentPalette(t *testing.T) {
 
 func TestDifferentialAndOptions(t *testing.T) {
 	diff := "m;grew 10 30\nm;shrank 40 20\n"
-	out, _, code := pflame(t, diff, "--title", "A <b>", "--countname", "bytes", "--inverted")
+	out, _, code := cmdtest.Run(command, diff, "--title", "A <b>", "--countname", "bytes", "--inverted")
 	for _, want := range []string{"A &lt;b&gt;", "grew (30 bytes, 60.00%; +40.00%)", `fill="rgb(255,0,0)"`, `fill="rgb(0,0,255)"`} {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("differential: output lacks %q (code %d)", want, code)
 		}
 	}
-	neg, _, _ := pflame(t, diff, "--negate")
+	neg, _, _ := cmdtest.Run(command, diff, "--negate")
 	if !strings.Contains(neg, "grew (30 samples, 60.00%; -40.00%)") {
 		t.Error("--negate did not swap the change's sign")
 	}
 }
 
 func TestStats(t *testing.T) {
-	_, errs, code := pflame(t, "a;b 3\na;c 1\n", "--stats", "--minwidth", "50%")
+	_, errs, code := cmdtest.Run(command, "a;b 3\na;c 1\n", "--stats", "--minwidth", "50%")
 	if code != 0 || !strings.Contains(errs, "2 stacks read") || !strings.Contains(errs, "3 frames drawn") {
 		t.Fatalf("code %d, stats %q", code, errs)
 	}

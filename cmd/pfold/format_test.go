@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 // TestFormats: --format auto detects each input's format; an explicit
@@ -14,7 +17,7 @@ func TestFormats(t *testing.T) {
 		dump     = "../../testdata/stackprof/cpu.dump"
 		dumpFold = "../../testdata/stackprof/golden/cpu.dump.folded"
 	)
-	out, stderr, code := pfold(t, "", "--stats", dump, report)
+	out, stderr, code := cmdtest.Run(command, "", "--stats", dump, report)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -27,19 +30,19 @@ func TestFormats(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 
-	if out, stderr, code := pfold(t, read(t, dumpFold), "--format", "folded"); code != 0 || out != read(t, dumpFold) {
+	if out, stderr, code := cmdtest.Run(command, stacktest.ReadFile(t, dumpFold), "--format", "folded"); code != 0 || out != stacktest.ReadFile(t, dumpFold) {
 		t.Errorf("--format folded: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := pfold(t, "", "--format", "stackprof", report); code != 1 || !strings.Contains(stderr, "stackprof JSON") {
+	if _, stderr, code := cmdtest.Run(command, "", "--format", "stackprof", report); code != 1 || !strings.Contains(stderr, "stackprof JSON") {
 		t.Errorf("--format stackprof on perf report: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := pfold(t, "a 1\n", "--format", "perf"); code != 2 || !strings.Contains(stderr, "perf-script, dtrace") || !strings.Contains(stderr, "or auto") {
+	if _, stderr, code := cmdtest.Run(command, "a 1\n", "--format", "perf"); code != 2 || !strings.Contains(stderr, "perf-script, dtrace") || !strings.Contains(stderr, "or auto") {
 		t.Errorf("--format perf: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := pfold(t, "hello\n"); code != 1 || !strings.Contains(stderr, `not a profile in a format pfold reads (tried perf-data, `) || !strings.Contains(stderr, `first line: "hello"`) {
+	if _, stderr, code := cmdtest.Run(command, "hello\n"); code != 1 || !strings.Contains(stderr, `not a profile in a format pfold reads (tried perf-data, `) || !strings.Contains(stderr, `first line: "hello"`) {
 		t.Errorf("undetectable: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := pfold(t, "", "../../testdata/stackprof/cpu-noraw.json"); code != 1 || !strings.Contains(stderr, "raw: true") {
+	if _, stderr, code := cmdtest.Run(command, "", "../../testdata/stackprof/cpu-noraw.json"); code != 1 || !strings.Contains(stderr, "raw: true") {
 		t.Errorf("no raw samples: exit %d, %s", code, stderr)
 	}
 }
@@ -56,9 +59,9 @@ func TestRefused(t *testing.T) {
 		{"random bytes", string(rnd), "this is binary data, not a profile"},
 		{"JSON", `{"users": [{"name": "a", "id": 1}]}`, "this is JSON"},
 		{"CSV", "date,host,value\n2024-01-01,a,3\n2024-01-02,b,4\n", `first line: "date,host,value"`},
-		{"ELF", read(t, "/proc/self/exe")[:4096], "this is an ELF executable or library, not a profile: profile it: perf record -g -- PROGRAM, then pfold perf.data"},
+		{"ELF", stacktest.ReadFile(t, "/proc/self/exe")[:4096], "this is an ELF executable or library, not a profile: profile it: perf record -g -- PROGRAM, then pfold perf.data"},
 	} {
-		out, stderr, code := pfold(t, tc.in)
+		out, stderr, code := cmdtest.Run(command, tc.in)
 		if code != 1 || out != "" || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q; want exit 1 and one line with %q", tc.name, code, len(out), stderr, tc.want)
 		}

@@ -14,13 +14,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-func newApp() *cli.App {
-	return &cli.App{
-		Name:      "pfold",
-		Usage:     "fold any profiler's output into flame-graph stacks",
-		UsageText: "pfold [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4/xz detected)",
+func command() *cmdutil.Command {
+	return &cmdutil.Command{
+		Name:  "pfold",
+		Usage: "fold any profiler's output into flame-graph stacks",
 		Description: "Reads profiler output — perf.data recordings, perf script text (any layout) and every format\n" +
 			"of the stackcollapse family (see --format) — and writes folded stacks \"root;...;leaf COUNT\",\n" +
 			"summed and sorted, to stdout or -o FILE. Each input's format is detected from its first bytes,\n" +
@@ -30,13 +29,16 @@ func newApp() *cli.App {
 			&cli.StringFlag{Name: "format", Value: ingest.Auto, Usage: "input `FORMAT`: " + strings.Join(ingest.Names(), ", ") + ", or auto (detected per input)"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...), formatFlags()...),
-		Metadata: map[string]any{"examples": "perf record -g -- ./app && pfold perf.data | pflame > cpu.svg\n" +
-			"perf record -g -o - -- ./app | pfold > out.folded\n" +
-			"perf script | pfold > out.folded\n" +
-			"pfold --pid dump.txt.zst | flamegraph.pl > out.svg\n" +
-			"pfold --mem 64MiB --stats huge.txt.gz -o out.folded\n" +
-			"pfold --format jstack --include-tname jstack.*.txt > java.folded"},
-		Action: run,
+		Examples: []string{
+			"perf record -g -- ./app && pfold perf.data | pflame > cpu.svg",
+			"perf record -g -o - -- ./app | pfold > out.folded",
+			"perf script | pfold > out.folded",
+			"pfold --pid dump.txt.zst | flamegraph.pl > out.svg",
+			"pfold --mem 64MiB --stats huge.txt.gz -o out.folded",
+			"pfold --format jstack --include-tname jstack.*.txt > java.folded",
+		},
+		Reads: "profiler output",
+		Run:   run,
 	}
 }
 
@@ -44,9 +46,6 @@ func newApp() *cli.App {
 const chunkSize = 4 << 20
 
 func run(c *cli.Context) error {
-	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
-		return cmdutil.UsageErrorf("no input: give a file, or pipe profiler output into pfold")
-	}
 	name := c.String("format")
 	var chosen *format.Format
 	if name != ingest.Auto {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"os"
 	"os/exec"
@@ -13,95 +12,75 @@ import (
 	"time"
 
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 const sample = "../../testdata/perf/recorded/cwork.perf-script.txt"
 const sampleFolded = "../../testdata/perf/recorded/cwork.stackcollapse-perf.folded"
 
-// pfold runs the app in-process with stdin and returns stdout, stderr
-// and the exit status.
-func pfold(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
-
-func read(t *testing.T, p string) string {
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestFileStdinAndOutput(t *testing.T) {
-	want := read(t, sampleFolded)
-	if out, errs, code := pfold(t, "", sample); code != 0 || out != want {
+	want := stacktest.ReadFile(t, sampleFolded)
+	if out, errs, code := cmdtest.Run(command, "", sample); code != 0 || out != want {
 		t.Fatalf("file: code %d, stderr %q", code, errs)
 	}
-	if out, _, code := pfold(t, read(t, sample)); code != 0 || out != want {
+	if out, _, code := cmdtest.Run(command, stacktest.ReadFile(t, sample)); code != 0 || out != want {
 		t.Fatalf("stdin: code %d", code)
 	}
-	if out, _, code := pfold(t, read(t, sample), "-"); code != 0 || out != want {
+	if out, _, code := cmdtest.Run(command, stacktest.ReadFile(t, sample), "-"); code != 0 || out != want {
 		t.Fatalf("stdin '-': code %d", code)
 	}
 	o := filepath.Join(t.TempDir(), "out.folded")
-	if out, _, code := pfold(t, "", "-o", o, sample); code != 0 || out != "" || read(t, o) != want {
+	if out, _, code := cmdtest.Run(command, "", "-o", o, sample); code != 0 || out != "" || stacktest.ReadFile(t, o) != want {
 		t.Fatalf("-o: code %d, stdout %q", code, out)
 	}
 }
 
 func TestOptionsAfterFiles(t *testing.T) {
-	a, _, _ := pfold(t, "", "--pid", sample)
-	b, _, code := pfold(t, "", sample, "--pid")
+	a, _, _ := cmdtest.Run(command, "", "--pid", sample)
+	b, _, code := cmdtest.Run(command, "", sample, "--pid")
 	if code != 0 || a != b || !strings.Contains(a, "cwork-") {
 		t.Fatalf("--pid after the file was not honoured (code %d)", code)
 	}
 }
 
 func TestCompressedInput(t *testing.T) {
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	w.Write([]byte(read(t, sample)))
-	w.Close()
-	p := filepath.Join(t.TempDir(), "dump") // no .gz: magic bytes decide
-	os.WriteFile(p, gz.Bytes(), 0o644)
-	if out, _, code := pfold(t, "", p); code != 0 || out != read(t, sampleFolded) {
+	p := stacktest.GzipFile(t, "dump", []byte(stacktest.ReadFile(t, sample))) // no .gz: magic bytes decide
+	if out, _, code := cmdtest.Run(command, "", p); code != 0 || out != stacktest.ReadFile(t, sampleFolded) {
 		t.Fatalf("gzip input: code %d", code)
 	}
-	os.WriteFile(p, gz.Bytes()[:gz.Len()/2], 0o644)
-	out, errs, code := pfold(t, "", p)
+	gz := []byte(stacktest.ReadFile(t, p))
+	os.WriteFile(p, gz[:len(gz)/2], 0o644)
+	out, errs, code := cmdtest.Run(command, "", p)
 	if code != 1 || !strings.Contains(errs, "truncated") || out != "" {
 		t.Fatalf("truncated gzip: code %d, stderr %q, stdout %d bytes", code, errs, len(out))
 	}
 }
 
 func TestExitCodes(t *testing.T) {
-	if _, errs, code := pfold(t, "", filepath.Join(t.TempDir(), "missing.txt")); code != 1 || !strings.Contains(errs, "missing.txt") {
+	if _, errs, code := cmdtest.Run(command, "", filepath.Join(t.TempDir(), "missing.txt")); code != 1 || !strings.Contains(errs, "missing.txt") {
 		t.Errorf("missing file: code %d, stderr %q", code, errs)
 	}
-	if out, errs, code := pfold(t, "", "--no-such-flag", sample); code != 2 || out != "" || errs == "" {
+	if out, errs, code := cmdtest.Run(command, "", "--no-such-flag", sample); code != 2 || out != "" || errs == "" {
 		t.Errorf("unknown flag: code %d, stdout %q", code, out)
 	}
-	if _, _, code := pfold(t, "", "--mem", "lots", sample); code != 2 {
+	if _, _, code := cmdtest.Run(command, "", "--mem", "lots", sample); code != 2 {
 		t.Errorf("bad --mem: code %d", code)
 	}
-	bad := filepath.Join(t.TempDir(), "bad.txt")
-	os.WriteFile(bad, []byte("a 1 1.0: 1 cpu-clock:\n\t1 f (m)\n\nGARBAGE\n"), 0o644)
-	if out, errs, code := pfold(t, "", bad); code != 0 || out != "a;f 1\n" || !strings.HasPrefix(errs, "pfold: warning: "+bad+":4: ") {
+	bad := stacktest.WriteFile(t, "bad.txt", []byte("a 1 1.0: 1 cpu-clock:\n\t1 f (m)\n\nGARBAGE\n"))
+	if out, errs, code := cmdtest.Run(command, "", bad); code != 0 || out != "a;f 1\n" || !strings.HasPrefix(errs, "pfold: warning: "+bad+":4: ") {
 		t.Errorf("malformed line: code %d, stdout %q, stderr %q", code, out, errs)
 	}
-	two := filepath.Join(t.TempDir(), "two-events.txt")
-	os.WriteFile(two, []byte("a 1 1.0: 1 cpu-clock:\n\t1 f (m)\n\na 1 2.0: 1 page-faults:\n\t1 g (m)\n"), 0o644)
-	if out, errs, code := pfold(t, "", two); code != 0 || out != "a;f 1\n" || !strings.HasPrefix(errs, "pfold: note: several events") {
+	two := stacktest.WriteFile(t, "two-events.txt", []byte("a 1 1.0: 1 cpu-clock:\n\t1 f (m)\n\na 1 2.0: 1 page-faults:\n\t1 g (m)\n"))
+	if out, errs, code := cmdtest.Run(command, "", two); code != 0 || out != "a;f 1\n" || !strings.HasPrefix(errs, "pfold: note: several events") {
 		t.Errorf("two events: code %d, stdout %q, stderr %q", code, out, errs)
 	}
-	if _, errs, code := pfold(t, "", "--strict", bad); code != 1 || !strings.Contains(errs, "bad.txt:4") {
+	if _, errs, code := cmdtest.Run(command, "", "--strict", bad); code != 1 || !strings.Contains(errs, "bad.txt:4") {
 		t.Errorf("--strict: code %d, stderr %q", code, errs)
 	}
-	if out, _, code := pfold(t, "", "--version"); code != 0 || !strings.Contains(out, "pfold") {
+	if out, _, code := cmdtest.Run(command, "", "--version"); code != 0 || !strings.Contains(out, "pfold") {
 		t.Errorf("--version: code %d, out %q", code, out)
 	}
-	if out, _, code := pfold(t, "", "--help"); code != 0 || !strings.Contains(out, "--event-filter") || !strings.Contains(out, "EXAMPLES") {
+	if out, _, code := cmdtest.Run(command, "", "--help"); code != 0 || !strings.Contains(out, "--event-filter") || !strings.Contains(out, "EXAMPLES") {
 		t.Errorf("--help: code %d, out %q", code, out)
 	}
 }
@@ -110,12 +89,12 @@ func TestExitCodes(t *testing.T) {
 // on a dump with thousands of distinct stacks.
 func TestTinyMemoryBudget(t *testing.T) {
 	dump := "../../testdata/perf/recorded/gobuild.txt.gz"
-	want, _, _ := pfold(t, "", "--tid", dump)
+	want, _, _ := cmdtest.Run(command, "", "--tid", dump)
 	if n := strings.Count(want, "\n"); n < 1000 {
 		t.Fatalf("only %d stacks", n)
 	}
 	tmp := t.TempDir()
-	got, errs, code := pfold(t, "", "--tid", "--mem", "64KiB", "--tmpdir", tmp, "--stats", dump)
+	got, errs, code := cmdtest.Run(command, "", "--tid", "--mem", "64KiB", "--tmpdir", tmp, "--stats", dump)
 	if code != 0 || got != want {
 		t.Fatalf("--mem 64KiB: code %d, output differs", code)
 	}
@@ -128,7 +107,7 @@ func TestTinyMemoryBudget(t *testing.T) {
 }
 
 func TestStatsConserveCounts(t *testing.T) {
-	_, errs, _ := pfold(t, "", "--stats", sample)
+	_, errs, _ := cmdtest.Run(command, "", "--stats", sample)
 	for _, s := range []string{"bytes read", "samples folded", "unique stacks", "runs spilled", "malformed"} {
 		if !strings.Contains(errs, s) {
 			t.Errorf("--stats lacks %q: %s", s, errs)
@@ -137,7 +116,7 @@ func TestStatsConserveCounts(t *testing.T) {
 	// Samples are batched before the tables see them: the count is still
 	// of samples (the recording has 1240), whatever -j.
 	for _, jobs := range []string{"1", "3"} {
-		if _, errs, _ := pfold(t, "", "--stats", "-j", jobs, sample); !strings.Contains(errs, " 1240 samples folded") {
+		if _, errs, _ := cmdtest.Run(command, "", "--stats", "-j", jobs, sample); !strings.Contains(errs, " 1240 samples folded") {
 			t.Errorf("-j %s: %s", jobs, errs)
 		}
 	}
@@ -239,7 +218,7 @@ func TestInterruptRemovesTemporaryFiles(t *testing.T) {
 func TestCountsConserved(t *testing.T) {
 	for _, dump := range []string{sample, "../../testdata/perf/layouts/default.txt", "../../testdata/perf/flamegraph/perf-vertx-stacks-01.txt"} {
 		var want uint64
-		for _, line := range strings.Split(read(t, dump), "\n") {
+		for _, line := range strings.Split(stacktest.ReadFile(t, dump), "\n") {
 			f := strings.Fields(line)
 			// Headers end with "[TIME:] [PERIOD] EVENT:".
 			if len(f) > 2 && !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "\t") && !strings.HasPrefix(line, " ") && strings.HasSuffix(f[len(f)-1], ":") {
@@ -250,7 +229,7 @@ func TestCountsConserved(t *testing.T) {
 				want += n
 			}
 		}
-		out, _, _ := pfold(t, "", "-j", "2", dump)
+		out, _, _ := cmdtest.Run(command, "", "-j", "2", dump)
 		var got uint64
 		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 			n, _ := strconv.ParseUint(line[strings.LastIndexByte(line, ' ')+1:], 10, 64)
@@ -265,13 +244,13 @@ func TestCountsConserved(t *testing.T) {
 // TestEventFilterTypo: an event the user names that never occurs is an
 // error listing the events seen (it was an empty profile and exit 0).
 func TestEventFilterTypo(t *testing.T) {
-	two := read(t, sample) + strings.ReplaceAll(read(t, "../../testdata/perf/recorded/threadname.perf-script.txt"), "cpu-clock:", "page-faults:")
+	two := stacktest.ReadFile(t, sample) + strings.ReplaceAll(stacktest.ReadFile(t, "../../testdata/perf/recorded/threadname.perf-script.txt"), "cpu-clock:", "page-faults:")
 	for _, j := range []string{"1", "2"} {
-		out, errs, code := pfold(t, two, "-j", j, "--event-filter", "cpu-clok")
+		out, errs, code := cmdtest.Run(command, two, "-j", j, "--event-filter", "cpu-clok")
 		if code != 1 || out != "" || !strings.Contains(errs, `"cpu-clok"`) || !strings.Contains(errs, "cpu-clock (") || !strings.Contains(errs, "page-faults (") {
 			t.Errorf("-j %s: exit %d, stdout %d bytes, stderr %q", j, code, len(out), errs)
 		}
-		if out, _, code := pfold(t, two, "-j", j, "--event-filter", "page-faults"); code != 0 || out == "" {
+		if out, _, code := cmdtest.Run(command, two, "-j", j, "--event-filter", "page-faults"); code != 0 || out == "" {
 			t.Errorf("-j %s --event-filter page-faults: exit %d", j, code)
 		}
 	}
@@ -284,11 +263,11 @@ func TestGarbageInsideSample(t *testing.T) {
 	in := "cwork 123/123 1.000: 1 cpu-clock:\n\t1 leaf (/bin/x)\nGARBAGE LINE HERE\n\t2 mid (/bin/x)\n\t3 root (/bin/x)\n\n" +
 		"cwork 123/123 1.001: 1 cpu-clock:\n\t1 leaf (/bin/x)\n\t2 mid (/bin/x)\n\t3 root (/bin/x)\n\n"
 	for _, j := range []string{"1", "2"} {
-		out, errs, code := pfold(t, in, "-j", j)
+		out, errs, code := cmdtest.Run(command, in, "-j", j)
 		if code != 0 || out != "cwork;root;mid;leaf 2\n" || !strings.Contains(errs, "-:3: not a frame line, inside a sample") {
 			t.Errorf("-j %s: exit %d, out %q, stderr %q", j, code, out, errs)
 		}
-		if out, _, code := pfold(t, in, "-j", j, "--strict"); code != 1 || out != "" {
+		if out, _, code := cmdtest.Run(command, in, "-j", j, "--strict"); code != 1 || out != "" {
 			t.Errorf("-j %s --strict: exit %d, out %q", j, code, out)
 		}
 	}
@@ -298,12 +277,12 @@ func TestGarbageInsideSample(t *testing.T) {
 // missing and how to get it (every stack was named comm-? silently).
 func TestNoPIDField(t *testing.T) {
 	for _, j := range []string{"1", "2"} {
-		_, errs, code := pfold(t, read(t, sample), "-j", j, "--pid")
+		_, errs, code := cmdtest.Run(command, stacktest.ReadFile(t, sample), "-j", j, "--pid")
 		if code != 0 || strings.Count(errs, "perf script -F +pid") != 1 {
 			t.Errorf("-j %s: exit %d, stderr %q", j, code, errs)
 		}
 	}
-	if _, errs, _ := pfold(t, read(t, sample)); strings.Contains(errs, "+pid") {
+	if _, errs, _ := cmdtest.Run(command, stacktest.ReadFile(t, sample)); strings.Contains(errs, "+pid") {
 		t.Errorf("noted without --pid: %q", errs)
 	}
 }
@@ -319,11 +298,11 @@ func TestSamples(t *testing.T) {
 		return n
 	}
 	for _, j := range []string{"1", "2"} {
-		out, _, code := pfold(t, read(t, sample), "-j", j, "--samples")
+		out, _, code := cmdtest.Run(command, stacktest.ReadFile(t, sample), "-j", j, "--samples")
 		if n := sum(out); code != 0 || n != 1240 {
 			t.Errorf("-j %s --samples: exit %d, %d in all, want 1240 samples", j, code, n)
 		}
-		out, _, _ = pfold(t, read(t, sample), "-j", j)
+		out, _, _ = cmdtest.Run(command, stacktest.ReadFile(t, sample), "-j", j)
 		if n := sum(out); n != 1240*1001001 {
 			t.Errorf("-j %s: %d in all, want 1240 periods of 1001001 ns", j, n)
 		}

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"github.com/pfold/pfold/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/testenv"
 )
 
 // TestPerfData: pfold on a committed perf.data equals pfold on perf
@@ -33,12 +35,12 @@ func TestPerfData(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, opts := range [][]string{nil, {"--pid"}, {"--tid"}, {"--kernel"}, {"--jit"}, {"--all", "--addrs"}, {"--mem", "1KiB"}} {
-			want, errs, code := pfold(t, string(text), opts...)
+			want, errs, code := cmdtest.Run(command, string(text), opts...)
 			if code != 0 {
 				t.Fatalf("%s %v on the text: exit %d: %s", name, opts, code, errs)
 			}
 			args := append([]string{"--symfs", filepath.Join(root, "symfs"), "--kallsyms", filepath.Join(dir, "kallsyms")}, opts...)
-			got, errs, code := pfold(t, "", append(args, filepath.Join(dir, "perf.data"))...)
+			got, errs, code := cmdtest.Run(command, "", append(args, filepath.Join(dir, "perf.data"))...)
 			if code != 0 {
 				t.Fatalf("%s %v: exit %d: %s", name, opts, code, errs)
 			}
@@ -47,7 +49,7 @@ func TestPerfData(t *testing.T) {
 			}
 			// Pipe the recording in: detected from stdin by its magic.
 			data, _ := os.ReadFile(filepath.Join(dir, "perf.data"))
-			got, _, code = pfold(t, string(data), args...)
+			got, _, code = cmdtest.Run(command, string(data), args...)
 			if code != 0 || got != want {
 				t.Errorf("%s %v on stdin: exit %d, same %v", name, opts, code, got == want)
 			}
@@ -100,8 +102,8 @@ func TestPerfDataFresh(t *testing.T) {
 	}
 	t.Setenv("HOME", dir) // the build-id cache perf record filled
 	for _, opts := range [][]string{nil, {"--pid"}, {"--kernel"}} {
-		want, _, _ := pfold(t, string(text), opts...)
-		got, errs, code := pfold(t, "", append(opts, data)...)
+		want, _, _ := cmdtest.Run(command, string(text), opts...)
+		got, errs, code := cmdtest.Run(command, "", append(opts, data)...)
 		if code != 0 || got != want {
 			t.Errorf("%v: exit %d (%s); pfold perf.data equals perf script | pfold: %v", opts, code, errs, got == want)
 		}

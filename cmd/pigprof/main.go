@@ -13,13 +13,12 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-func newApp() *cli.App {
-	return &cli.App{
-		Name:      "pigprof",
-		Usage:     "fold IgProf profile dumps into flame-graph stacks",
-		UsageText: "pigprof [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+func command() *cmdutil.Command {
+	return &cmdutil.Command{
+		Name:  "pigprof",
+		Usage: "fold IgProf profile dumps into flame-graph stacks",
 		Description: "Reads IgProf dumps (igprof -pp, -mp, -fd …) and writes folded stacks\n" +
 			"\"program;root;...;leaf VALUE\" of one counter, each call-tree node's own value,\n" +
 			"sorted and summed, to stdout or -o FILE.",
@@ -32,17 +31,17 @@ func newApp() *cli.App {
 			&cli.BoolFlag{Name: "no-root", Usage: "leave out the program name, otherwise the root frame", DefaultText: "false"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
-		Metadata: map[string]any{"examples": "pigprof igprof.pp.gz | flamegraph.pl > cpu.svg\n" +
-			"pigprof --counter MEM_LIVE igprof.mp.gz | pcallgrind > leaks.callgrind\n" +
-			"pigprof --list-counters igprof.mp.gz"},
-		Action: run,
+		Examples: []string{
+			"pigprof igprof.pp.gz | flamegraph.pl > cpu.svg",
+			"pigprof --counter MEM_LIVE igprof.mp.gz | pcallgrind > leaks.callgrind",
+			"pigprof --list-counters igprof.mp.gz",
+		},
+		Reads: "an IgProf dump",
+		Run:   run,
 	}
 }
 
 func run(c *cli.Context) error {
-	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
-		return cmdutil.UsageErrorf("no input: give an IgProf dump, or pipe one into pigprof")
-	}
 	value, err := igprof.ParseValueKind(c.String("value"))
 	if err != nil {
 		return cmdutil.UsageErrorf("--value: %v", err)

@@ -8,16 +8,10 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 const igDir = "../../testdata/igprof"
-
-// pigprof runs the command with args and stdin, returning stdout, stderr
-// and the exit status.
-func pigprof(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
 
 // TestGoldenThroughTheCommand: the command's sorted, aggregated output is
 // the library's golden output.
@@ -42,7 +36,7 @@ func TestGoldenThroughTheCommand(t *testing.T) {
 			}
 			// A tiny table makes both the stack table and the
 			// table of maxima spill.
-			stdout, stderr, code := pigprof(t, "", append(args, "--mem", "1KiB", "--tmpdir", t.TempDir())...)
+			stdout, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "1KiB", "--tmpdir", t.TempDir())...)
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -59,10 +53,8 @@ func TestGoldenThroughTheCommand(t *testing.T) {
 
 func TestExitStatusAndMessages(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.txt")
-	os.WriteFile(bad, []byte("P=(HEX ID=1 N=(prog) T=0.010000)\nC1 FN0=(F0=(prog)+10 N=(main))+1 V0=(PERF_TICKS):(1,1,1)\nC1 FN0+1 V0:(1,oops,1)\nC1 FN0+1 V0:(2,2,2)\n"), 0o644)
-	switchy := filepath.Join(dir, "switch.txt")
-	os.WriteFile(switchy, []byte("P=(HEX ID=1 N=(prog) T=0.010000)\nC1 FN0=(F0=(prog)+10 N=(main))+1 V0=(MEM_TOTAL):(1,40,40)\nC2 FN1=(F0+20 N=(f))+1 V0:(1,40,40) V1=(PERF_TICKS):(3,3,3)\n"), 0o644)
+	bad := stacktest.WriteFile(t, "bad.txt", []byte("P=(HEX ID=1 N=(prog) T=0.010000)\nC1 FN0=(F0=(prog)+10 N=(main))+1 V0=(PERF_TICKS):(1,1,1)\nC1 FN0+1 V0:(1,oops,1)\nC1 FN0+1 V0:(2,2,2)\n"))
+	switchy := stacktest.WriteFile(t, "switch.txt", []byte("P=(HEX ID=1 N=(prog) T=0.010000)\nC1 FN0=(F0=(prog)+10 N=(main))+1 V0=(MEM_TOTAL):(1,40,40)\nC2 FN1=(F0+20 N=(f))+1 V0:(1,40,40) V1=(PERF_TICKS):(3,3,3)\n"))
 	tests := []struct {
 		name         string
 		args         []string
@@ -86,7 +78,7 @@ func TestExitStatusAndMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := pigprof(t, "", tt.args...)
+			stdout, stderr, code := cmdtest.Run(command, "", tt.args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tt.code, stderr)
 			}
@@ -106,7 +98,7 @@ func TestStdinAndConcatenatedDumps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := pigprof(t, a+string(b), "--stats")
+	stdout, stderr, code := cmdtest.Run(command, a+string(b), "--stats")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

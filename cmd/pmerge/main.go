@@ -1,27 +1,23 @@
 package main
 
 import (
-	"github.com/pfold/pfold/ingest"
-	"github.com/pfold/pfold/stream"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pfold/pfold/ingest"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/urfave/cli/v2"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-// Input that is not folded stacks is named, with the step it misses.
-func init() { stream.DescribeInput = ingest.Describe }
-
-func newApp() *cli.App {
-	return &cli.App{
-		Name:      "pmerge",
-		Usage:     "merge folded-stack files into one, summing identical stacks",
-		UsageText: "pmerge [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+func command() *cmdutil.Command {
+	return &cmdutil.Command{
+		Name:  "pmerge",
+		Usage: "merge folded-stack files into one, summing identical stacks",
 		Description: "Reads folded stacks \"root;...;leaf COUNT\" from every FILE and writes one folded\n" +
 			"output, sorted bytewise, each distinct stack once with its counts summed.\n" +
 			"Regular files that are already sorted (pfold's and pmerge's output; checked in a\n" +
@@ -31,19 +27,20 @@ func newApp() *cli.App {
 			&cli.StringSliceFlag{Name: "weight", Usage: "`FILE=W`: multiply the counts of input FILE by W, e.g. 0.5 (repeatable)"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
-		Metadata: map[string]any{"examples": "pmerge host*.folded.gz | flamegraph.pl > fleet.svg\n" +
-			"scripts/split-perf-script -n 4 perf.txt | xargs -P4 -I{} sh -c 'pfold {} > {}.folded' && pmerge shard-*.folded > all.folded\n" +
-			"pmerge --weight run2.folded=0.5 run1.folded run2.folded -o avg.folded"},
-		Action: run,
+		Examples: []string{
+			"pmerge host*.folded.gz | flamegraph.pl > fleet.svg",
+			"scripts/split-perf-script -n 4 perf.txt | xargs -P4 -I{} sh -c 'pfold {} > {}.folded' && pmerge shard-*.folded > all.folded",
+			"pmerge --weight run2.folded=0.5 run1.folded run2.folded -o avg.folded",
+		},
+		Reads:         "folded stacks",
+		DescribeInput: ingest.Describe,
+		Run:           run,
 	}
 }
 
 func run(c *cli.Context) error {
 	names := c.Args().Slice()
 	if len(names) == 0 {
-		if cmdutil.IsTerminal(c.App.Reader) {
-			return cmdutil.UsageErrorf("no input: give folded files, or pipe folded stacks into pmerge")
-		}
 		names = []string{"-"}
 	}
 	weights, err := parseWeights(c.StringSlice("weight"), names)

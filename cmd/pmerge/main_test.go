@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"compress/gzip"
 	"flag"
 	"fmt"
-	"github.com/pfold/pfold/internal/testenv"
 	"io"
 	"os"
 	"os/exec"
@@ -16,17 +14,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pfold/pfold/internal/stacktest"
+	"github.com/pfold/pfold/internal/testenv"
+
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/pmerge/golden")
-
-// pmerge runs the command with args and stdin, returning stdout, stderr
-// and the exit status.
-func pmerge(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
 
 const (
 	iperf      = "../../testdata/pfilter/iperf.folded"
@@ -36,20 +30,7 @@ const (
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("../../testdata/pmerge/golden", name)
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", path, got)
-	}
+	stacktest.Golden(t, filepath.Join("../../testdata/pmerge/golden", name), got, *update)
 }
 
 // reference sums the stacks of folded texts with a map and sorts them: the
@@ -98,12 +79,12 @@ func TestGolden(t *testing.T) {
 		args   []string
 		want   string // the reference result, when it is an integer sum
 	}{
-		{"default.folded", []string{iperf, cwork, threadname}, reference(t, nil, read(t, iperf), read(t, cwork), read(t, threadname))},
-		{"weight.folded", []string{"--weight", cwork + "=3", iperf, cwork}, reference(t, []uint64{1, 3}, read(t, iperf), read(t, cwork))},
+		{"default.folded", []string{iperf, cwork, threadname}, reference(t, nil, stacktest.ReadFile(t, iperf), stacktest.ReadFile(t, cwork), stacktest.ReadFile(t, threadname))},
+		{"weight.folded", []string{"--weight", cwork + "=3", iperf, cwork}, reference(t, []uint64{1, 3}, stacktest.ReadFile(t, iperf), stacktest.ReadFile(t, cwork))},
 		{"weight-half.folded", []string{"--weight=" + iperf + "=0.5", iperf, threadname}, ""},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
-			stdout, stderr, code := pmerge(t, "", tc.args...)
+			stdout, stderr, code := cmdtest.Run(command, "", tc.args...)
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -119,20 +100,13 @@ func TestGolden(t *testing.T) {
 // unsorted files (aggregated), and a spilling aggregation write the same
 // bytes, and that --stats says which way was taken.
 func TestStreamedOrAggregated(t *testing.T) {
-	want, _, _ := pmerge(t, "", iperf, cwork)
-	dir := t.TempDir()
-	lines := strings.SplitAfter(read(t, iperf), "\n")
+	want, _, _ := cmdtest.Run(command, "", iperf, cwork)
+	lines := strings.SplitAfter(stacktest.ReadFile(t, iperf), "\n")
 	for i, j := 0, len(lines)-1; i < j; i, j = i+1, j-1 {
 		lines[i], lines[j] = lines[j], lines[i]
 	}
-	reversed := filepath.Join(dir, "reversed.folded")
-	os.WriteFile(reversed, []byte(strings.Join(lines, "")), 0o644)
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte(read(t, iperf)))
-	zw.Close()
-	compressed := filepath.Join(dir, "iperf.folded.gz")
-	os.WriteFile(compressed, gz.Bytes(), 0o644)
+	reversed := stacktest.WriteFile(t, "reversed.folded", []byte(strings.Join(lines, "")))
+	compressed := stacktest.GzipFile(t, "iperf.folded.gz", []byte(stacktest.ReadFile(t, iperf)))
 
 	for _, tc := range []struct {
 		name, stdin string
@@ -141,12 +115,12 @@ func TestStreamedOrAggregated(t *testing.T) {
 	}{
 		{"sorted files", "", []string{iperf, cwork}, "streamed merge"},
 		{"compressed sorted file", "", []string{compressed, cwork}, "streamed merge"},
-		{"stdin", read(t, cwork), []string{iperf, "-"}, "aggregated (- is not a regular file)"},
+		{"stdin", stacktest.ReadFile(t, cwork), []string{iperf, "-"}, "aggregated (- is not a regular file)"},
 		{"unsorted file", "", []string{reversed, cwork}, "reversed.folded:2 is not sorted"},
 		{"spilled", "", []string{reversed, cwork, "--mem", "8KiB", "--tmpdir", t.TempDir()}, "runs spilled"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			stdout, stderr, code := pmerge(t, tc.stdin, append(tc.args, "--stats")...)
+			stdout, stderr, code := cmdtest.Run(command, tc.stdin, append(tc.args, "--stats")...)
 			if code != 0 || stdout != want {
 				t.Errorf("exit %d, output equal %v: %s", code, stdout == want, stderr)
 			}
@@ -162,9 +136,8 @@ func TestStreamedOrAggregated(t *testing.T) {
 
 func TestMalformedAndErrors(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.folded")
-	os.WriteFile(bad, []byte("a;b 1\nno-count\na;c -3\na;c 2\n"), 0o644)
-	stdout, stderr, code := pmerge(t, "", bad, "--stats")
+	bad := stacktest.WriteFile(t, "bad.folded", []byte("a;b 1\nno-count\na;c -3\na;c 2\n"))
+	stdout, stderr, code := cmdtest.Run(command, "", bad, "--stats")
 	if code != 0 || stdout != "a;b 1\na;c 2\n" {
 		t.Errorf("exit %d, stdout %q", code, stdout)
 	}
@@ -173,12 +146,11 @@ func TestMalformedAndErrors(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
 	}
-	if _, stderr, code := pmerge(t, "", bad, "--strict"); code != 1 || !strings.Contains(stderr, "bad.folded:2") {
+	if _, stderr, code := cmdtest.Run(command, "", bad, "--strict"); code != 1 || !strings.Contains(stderr, "bad.folded:2") {
 		t.Errorf("--strict: exit %d: %s", code, stderr)
 	}
-	big := filepath.Join(dir, "big.folded")
-	os.WriteFile(big, []byte("a 18446744073709551615\n"), 0o644)
-	if _, stderr, code := pmerge(t, "", big, bad); code != 1 || !strings.Contains(stderr, "overflow") {
+	big := stacktest.WriteFile(t, "big.folded", []byte("a 18446744073709551615\n"))
+	if _, stderr, code := cmdtest.Run(command, "", big, bad); code != 1 || !strings.Contains(stderr, "overflow") {
 		t.Errorf("overflow: exit %d: %s", code, stderr)
 	}
 	for _, args := range [][]string{
@@ -189,11 +161,11 @@ func TestMalformedAndErrors(t *testing.T) {
 		{"--mem", "lots", bad},
 		{"--bogus", bad},
 	} {
-		if _, stderr, code := pmerge(t, "", args...); code != 2 {
+		if _, stderr, code := cmdtest.Run(command, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
 		}
 	}
-	if _, _, code := pmerge(t, "", filepath.Join(dir, "missing")); code != 1 {
+	if _, _, code := cmdtest.Run(command, "", filepath.Join(dir, "missing")); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}
 }
@@ -270,11 +242,11 @@ ls shard-*.txt | wc -l > count`, script, shards)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%v\n%s", err, out)
 				}
-				merged, whole := read(t, filepath.Join(dir, "merged.folded")), read(t, filepath.Join(dir, "whole.folded"))
+				merged, whole := stacktest.ReadFile(t, filepath.Join(dir, "merged.folded")), stacktest.ReadFile(t, filepath.Join(dir, "whole.folded"))
 				if strings.Count(whole, "\n") == 0 {
 					t.Fatal("pfold folded nothing")
 				}
-				t.Logf("%s shards", strings.TrimSpace(read(t, filepath.Join(dir, "count"))))
+				t.Logf("%s shards", strings.TrimSpace(stacktest.ReadFile(t, filepath.Join(dir, "count"))))
 				if merged != whole {
 					ml, wl := strings.Split(merged, "\n"), strings.Split(whole, "\n")
 					for i := 0; i < len(ml) && i < len(wl); i++ {
@@ -330,7 +302,7 @@ pfold --event-filter %s %s > whole.folded`, script, dump, event, event, dump)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("%v\n%s", err, out)
 		}
-		merged, whole := read(t, filepath.Join(dir, "merged.folded")), read(t, filepath.Join(dir, "whole.folded"))
+		merged, whole := stacktest.ReadFile(t, filepath.Join(dir, "merged.folded")), stacktest.ReadFile(t, filepath.Join(dir, "whole.folded"))
 		if merged != whole || whole == "" {
 			t.Errorf("%s: pmerge of the shards differs from pfold of the whole dump", event)
 		}
@@ -365,7 +337,7 @@ func TestSplitScriptUsage(t *testing.T) {
 	}
 	var all strings.Builder
 	for i, n := range names {
-		s := read(t, n)
+		s := stacktest.ReadFile(t, n)
 		all.WriteString(s)
 		if i < len(names)-1 && !strings.HasSuffix(s, "\n\n") {
 			t.Errorf("%s does not end at a sample boundary: %q", n, s)
@@ -379,7 +351,7 @@ func TestSplitScriptUsage(t *testing.T) {
 // TestDecimalOverflowNamesStack: summing decimals past float64 fails,
 // naming the stack, with nothing on stdout (it printed +Inf.0 before).
 func TestDecimalOverflowNamesStack(t *testing.T) {
-	out, errs, code := cmdtest.Run(newApp, "a;b 1e308\na;b 1e308\n")
+	out, errs, code := cmdtest.Run(command, "a;b 1e308\na;b 1e308\n")
 	if code != 1 || out != "" || !strings.Contains(errs, `"a;b"`) || !strings.Contains(errs, "overflows") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}

@@ -2,26 +2,22 @@ package main
 
 import (
 	"fmt"
-	"github.com/pfold/pfold/ingest"
 	"io"
 	"math"
 
+	"github.com/pfold/pfold/ingest"
+
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/pprof"
-	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-// Input that is not folded stacks is named, with the step it misses.
-func init() { stream.DescribeInput = ingest.Describe }
-
-func newApp() *cli.App {
-	return &cli.App{
-		Name:      "ppprof",
-		Usage:     "convert folded stacks to a gzipped pprof profile (go tool pprof, Pyroscope, Parca)",
-		UsageText: "ppprof [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+func command() *cmdutil.Command {
+	return &cmdutil.Command{
+		Name:  "ppprof",
+		Usage: "convert folded stacks to a gzipped pprof profile (go tool pprof, Pyroscope, Parca)",
 		Description: "Reads folded stacks \"root;...;leaf COUNT\" and writes one gzipped pprof profile\n" +
 			"(profile.proto) to stdout or -o FILE: one sample per line with its count, one function\n" +
 			"and location per distinct frame name. Decimal counts are rounded (see --scale).\n" +
@@ -34,17 +30,18 @@ func newApp() *cli.App {
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, samples, functions and the total to stderr", DefaultText: "false"},
 		},
-		Metadata: map[string]any{"examples": "perf script | pfold | ppprof -o cpu.pb.gz && go tool pprof -top cpu.pb.gz\n" +
-			"ppprof --sample-type cpu/nanoseconds --scale 1000000 ms.folded -o cpu.pb.gz\n" +
-			"pmerge host*.folded.gz | ppprof > all.pb.gz && go tool pprof -http=: all.pb.gz"},
-		Action: run,
+		Examples: []string{
+			"perf script | pfold | ppprof -o cpu.pb.gz && go tool pprof -top cpu.pb.gz",
+			"ppprof --sample-type cpu/nanoseconds --scale 1000000 ms.folded -o cpu.pb.gz",
+			"pmerge host*.folded.gz | ppprof > all.pb.gz && go tool pprof -http=: all.pb.gz",
+		},
+		Reads:         "folded stacks",
+		DescribeInput: ingest.Describe,
+		Run:           run,
 	}
 }
 
 func run(c *cli.Context) error {
-	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
-		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into ppprof")
-	}
 	if o := c.String("output"); (o == "-" || o == "") && cmdutil.IsTerminalWriter(c.App.Writer) {
 		return cmdutil.UsageErrorf("the profile is binary: write it with -o FILE or redirect stdout")
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,14 +9,8 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
+	"github.com/pfold/pfold/internal/stacktest"
 )
-
-// ppprof runs the command with args and stdin, returning stdout, stderr
-// and the exit status.
-func ppprof(t *testing.T, stdin string, args ...string) (string, string, int) {
-	t.Helper()
-	return cmdtest.Run(newApp, stdin, args...)
-}
 
 // stacks returns the profile's samples as folded stacks and their total.
 func stacks(t *testing.T, data []byte) (map[string]int64, int64, *profile.Profile) {
@@ -41,17 +34,11 @@ func stacks(t *testing.T, data []byte) (map[string]int64, int64, *profile.Profil
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {
 	dir := t.TempDir()
-	first := filepath.Join(dir, "1.folded")
-	os.WriteFile(first, []byte("main;a;b 2\nmain;c 1\n"), 0o644)
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	zw.Write([]byte("main;a;b 3\nmain;a 4"))
-	zw.Close()
-	second := filepath.Join(dir, "2.folded.gz")
-	os.WriteFile(second, gz.Bytes(), 0o644)
+	first := stacktest.WriteFile(t, "1.folded", []byte("main;a;b 2\nmain;c 1\n"))
+	second := stacktest.GzipFile(t, "2.folded.gz", []byte("main;a;b 3\nmain;a 4"))
 	outPath := filepath.Join(dir, "out.pb.gz")
 
-	stdout, stderr, code := ppprof(t, "", first, second, "-o", outPath, "--sample-type", "cpu/milliseconds", "--period", "10", "--period-type", "cpu/nanoseconds")
+	stdout, stderr, code := cmdtest.Run(command, "", first, second, "-o", outPath, "--sample-type", "cpu/milliseconds", "--period", "10", "--period-type", "cpu/nanoseconds")
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
@@ -76,7 +63,7 @@ func TestFilesInOrderCompressedAndOutput(t *testing.T) {
 
 func TestMalformedAndStrict(t *testing.T) {
 	in := "a;b 1\nno count here\n\na;c x\na;c 2\n"
-	stdout, stderr, code := ppprof(t, in, "--stats")
+	stdout, stderr, code := cmdtest.Run(command, in, "--stats")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -87,7 +74,7 @@ func TestMalformedAndStrict(t *testing.T) {
 		t.Errorf("total %d, want 3", total)
 	}
 
-	_, stderr, code = ppprof(t, in, "--strict")
+	_, stderr, code = cmdtest.Run(command, in, "--strict")
 	if code != 1 || !strings.Contains(stderr, "-:2: ") {
 		t.Errorf("--strict: exit %d, stderr %q", code, stderr)
 	}
@@ -95,14 +82,14 @@ func TestMalformedAndStrict(t *testing.T) {
 
 func TestDecimalsAndScale(t *testing.T) {
 	in := "a;b 0.25\na 1.5\n"
-	stdout, stderr, code := ppprof(t, in)
+	stdout, stderr, code := cmdtest.Run(command, in)
 	if code != 0 || !strings.Contains(stderr, "rounded, folded total 1.75") {
 		t.Errorf("exit %d, stderr %q: want a rounding warning", code, stderr)
 	}
 	if _, total, _ := stacks(t, []byte(stdout)); total != 2 {
 		t.Errorf("rounded total %d, want 0+2", total)
 	}
-	stdout, stderr, code = ppprof(t, in, "--scale", "1000", "--sample-type", "cpu/microseconds")
+	stdout, stderr, code = cmdtest.Run(command, in, "--scale", "1000", "--sample-type", "cpu/microseconds")
 	if code != 0 || stderr != "" {
 		t.Errorf("--scale 1000: exit %d, stderr %q", code, stderr)
 	}
@@ -120,12 +107,12 @@ func TestUsageErrors(t *testing.T) {
 		{"--scale", "-2"},
 		{"--no-such-flag"},
 	} {
-		_, stderr, code := ppprof(t, "a 1\n", args...)
+		_, stderr, code := cmdtest.Run(command, "a 1\n", args...)
 		if code != 2 || !strings.Contains(stderr, "Run 'ppprof --help'") {
 			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
 		}
 	}
-	_, stderr, code := ppprof(t, "", "/no/such/file")
+	_, stderr, code := cmdtest.Run(command, "", "/no/such/file")
 	if code != 1 || !strings.Contains(stderr, "/no/such/file") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}

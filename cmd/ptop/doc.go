@@ -22,11 +22,10 @@ Usage:
 
 	ptop [options] [FILE...]
 
-Files are read in order as one stream; with no file, or "-", standard
-input is read. gzip, bzip2, zstd and lz4 input is detected by its magic
-bytes. Memory grows with the number of distinct frame names and calls,
-not with the input. A malformed line is reported with file:line and
-skipped (--strict: exit 1).
+Like every pfold binary it reads its files in order as one stream
+(standard input with none, or "-"), compressed or not, and reports a
+malformed line with file:line (--strict: exit 1). Its memory grows with
+the number of distinct frame names, not with the input.
 
 Options:
 

@@ -1,24 +1,20 @@
 package main
 
 import (
+	"io"
+
 	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/report"
-	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
-	"io"
 )
 
-func main() { cmdutil.Main(newApp()) }
+func main() { command().Main() }
 
-// Input that is not folded stacks is named, with the step it misses.
-func init() { stream.DescribeInput = ingest.Describe }
-
-func newApp() *cli.App {
-	return &cli.App{
-		Name:      "ptop",
-		Usage:     "print the frames of folded stacks by self and total samples (stackprof --text)",
-		UsageText: "ptop [options] [FILE...]   (no FILE or - reads stdin; gzip/bzip2/zstd/lz4 detected)",
+func command() *cmdutil.Command {
+	return &cmdutil.Command{
+		Name:  "ptop",
+		Usage: "print the frames of folded stacks by self and total samples (stackprof --text)",
 		Description: "Reads folded stacks \"root;...;leaf COUNT\" and writes a table to stdout or -o FILE:\n" +
 			"per frame name, TOTAL (samples whose stack holds it, once per stack) and SAMPLES\n" +
 			"(samples where it is the leaf), each with its share of all samples.",
@@ -29,17 +25,18 @@ func newApp() *cli.App {
 			cmdutil.OutputFlag, cmdutil.StrictFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, stacks and frames to stderr", DefaultText: "false"},
 		},
-		Metadata: map[string]any{"examples": "pfold profile.dump | ptop --limit 20\n" +
-			"perf script | pfold | ptop --sort-total | less\n" +
-			"ptop --limit 10 stacks.folded.gz"},
-		Action: run,
+		Examples: []string{
+			"pfold profile.dump | ptop --limit 20",
+			"perf script | pfold | ptop --sort-total | less",
+			"ptop --limit 10 stacks.folded.gz",
+		},
+		Reads:         "folded stacks",
+		DescribeInput: ingest.Describe,
+		Run:           run,
 	}
 }
 
 func run(c *cli.Context) error {
-	if c.NArg() == 0 && cmdutil.IsTerminal(c.App.Reader) {
-		return cmdutil.UsageErrorf("no input: give a file, or pipe folded stacks into ptop")
-	}
 	if c.Int("limit") < 0 {
 		return cmdutil.UsageErrorf("--limit %d: must be 0 or more", c.Int("limit"))
 	}

@@ -10,6 +10,7 @@ package stacktest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -129,4 +130,48 @@ func shorten(s string) string {
 		return s[:150] + " … " + s[len(s)-150:]
 	}
 	return s
+}
+
+// ReadFile returns the content of path, failing the test when it cannot
+// be read.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// GzipFile writes data gzipped to a file name in a temporary directory
+// of t and returns its path. Name it without .gz: the binaries tell
+// compression by magic bytes, not names.
+func GzipFile(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(data)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return WriteFile(t, name, b.Bytes())
+}
+
+// Golden compares got with the golden file at path; with update (the
+// test's -update flag) it rewrites the file first.
+func Golden(t testing.TB, path, got string, update bool) {
+	t.Helper()
+	if update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it): %s", path, FirstDiff(got, string(want)))
+	}
 }

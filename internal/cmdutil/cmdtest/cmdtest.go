@@ -2,7 +2,7 @@
 // conventions for --help, --version, its man page and shell completion.
 // Each binary's tests call it with the binary's app constructor:
 //
-//	func TestHelpConventions(t *testing.T) { cmdtest.CheckHelp(t, newApp) }
+//	func TestHelpConventions(t *testing.T) { cmdtest.CheckHelp(t, command) }
 package cmdtest
 
 import (
@@ -16,20 +16,33 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// CheckHelp reports, as test errors, every way newApp's binary breaks
+// Maker makes a binary's app: its command (a main's command function)
+// or an app constructor.
+type Maker interface {
+	func() *cmdutil.Command | func() *cli.App
+}
+
+func appOf[M Maker](m M) func() *cli.App {
+	if f, ok := any(m).(func() *cmdutil.Command); ok {
+		return func() *cli.App { return f().App() }
+	}
+	return any(m).(func() *cli.App)
+}
+
+// CheckHelp reports, as test errors, every way the binary m makes breaks
 // the conventions (see HelpProblems).
-func CheckHelp(t testing.TB, newApp func() *cli.App) {
+func CheckHelp[M Maker](t testing.TB, m M) {
 	t.Helper()
-	for _, p := range HelpProblems(newApp) {
+	for _, p := range HelpProblems(appOf(m)) {
 		t.Error(p)
 	}
 }
 
-// Run runs a fresh app of newApp in-process through cmdutil.Run, with
-// stdin and the command-line arguments args (without the program name),
-// and returns what it wrote to stdout and stderr and its exit status.
-func Run(newApp func() *cli.App, stdin string, args ...string) (stdout, stderr string, status int) {
-	_, stdout, stderr, status = run(newApp, stdin, args...)
+// Run runs a fresh app of m in-process through cmdutil.Run, with stdin
+// and the command-line arguments args (without the program name), and
+// returns what it wrote to stdout and stderr and its exit status.
+func Run[M Maker](m M, stdin string, args ...string) (stdout, stderr string, status int) {
+	_, stdout, stderr, status = run(appOf(m), stdin, args...)
 	return
 }
 
