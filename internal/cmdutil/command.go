@@ -59,4 +59,3 @@ func (cmd *Command) App() *cli.App {
 
 // Main runs the command as the process: see Main.
 func (cmd *Command) Main() { Main(cmd.App()) }
-
