@@ -120,11 +120,14 @@ func (p *parser) addFrame(f []byte) {
 	if bytes.HasPrefix(f, []byte("- ")) {
 		p.arena = append(p.arena, "[unknown] "...)
 	}
-	for _, c := range f {
-		if c == ';' {
-			c = ':'
+	start := len(p.arena)
+	p.arena = append(p.arena, f...)
+	if bytes.IndexByte(f, ';') >= 0 {
+		for i := start; i < len(p.arena); i++ {
+			if p.arena[i] == ';' {
+				p.arena[i] = ':'
+			}
 		}
-		p.arena = append(p.arena, c)
 	}
 	p.ends = append(p.ends, len(p.arena))
 }

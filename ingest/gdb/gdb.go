@@ -133,6 +133,12 @@ var unknown = []byte("[unknown]")
 func nameEnd(s []byte) int {
 	depth := 0
 	for i := 0; i < len(s); i++ {
+		for i < len(s) && !special[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		switch c := s[i]; c {
 		case '(', '<', '[', '{':
 			if c == '(' && depth == 0 && i > 0 && s[i-1] == ' ' {
@@ -147,8 +153,8 @@ func nameEnd(s []byte) int {
 			}
 			depth--
 		case 'o':
-			if bytes.HasPrefix(s[i:], []byte("operator")) && (i == 0 || !isIdent(s[i-1])) {
-				j := i + len("operator")
+			if bytes.HasPrefix(s[i:], operator) && (i == 0 || !isIdent(s[i-1])) {
+				j := i + len(operator)
 				if j < len(s) && isIdent(s[j]) {
 					continue // "operators", "operator_x": an identifier
 				}
@@ -167,6 +173,11 @@ func nameEnd(s []byte) int {
 	}
 	return len(s)
 }
+
+var operator = []byte("operator")
+
+// special marks the bytes nameEnd looks at.
+var special = [256]bool{'(': true, '<': true, '[': true, '{': true, ')': true, ']': true, '}': true, '>': true, 'o': true}
 
 func isOperatorChar(c byte) bool {
 	switch c {
@@ -189,11 +200,14 @@ func (p *parser) addFrame(f []byte, lib bool) {
 	if lib {
 		p.arena = append(p.arena, '[')
 	}
-	for _, c := range f {
-		if c == ';' {
-			c = ':'
+	start := len(p.arena)
+	p.arena = append(p.arena, f...)
+	if bytes.IndexByte(f, ';') >= 0 {
+		for i := start; i < len(p.arena); i++ {
+			if p.arena[i] == ';' {
+				p.arena[i] = ':'
+			}
 		}
-		p.arena = append(p.arena, c)
 	}
 	if lib {
 		p.arena = append(p.arena, ']')
