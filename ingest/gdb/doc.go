@@ -23,7 +23,8 @@
 //     perf reader and stackcollapse-elfutils.pl name such frames.
 //   - "bt full" output: the local variables (indented lines, "No locals."
 //     and "No symbol table info available.") belong to the frame above them; the
-//     script ended the stack at the first of them.
+//     script ended the stack at the first of them. So are the indented
+//     rests of frames gdb wraps at a terminal's width (not with -batch).
 //   - A stack ends at a "Thread" header or at a new frame #0 too, and is
 //     counted (the script dropped a stack a header followed directly).
 //

@@ -238,9 +238,9 @@ func (p *parser) flush() error {
 
 func (p *parser) End() error { return p.flush() }
 
-// sniff is Sure on gdb backtrace lines: frames "#N  0x… in NAME (…",
-// or "#N  NAME (…) at FILE:LINE", under a "Thread N (…):" header or two
-// of them at least, and no "#N" line of another shape (eu-stack's).
+// sniff is Sure on gdb backtrace lines: frames "#N  0x… in NAME …" or
+// "#N  NAME (…) at FILE:LINE", under a "Thread N (…):" header or two of
+// them at least, and no eu-stack frame ("#N  0x… NAME") among them.
 func sniff(prefix []byte) format.Score {
 	threads, frames := 0, 0
 	for len(prefix) > 0 {
@@ -252,10 +252,12 @@ func sniff(prefix []byte) format.Score {
 		prefix = prefix[i+1:]
 		switch {
 		case len(line) > 1 && line[0] == '#' && line[1] >= '0' && line[1] <= '9':
-			if !isFrameLine(line) {
+			switch frameShape(line) {
+			case gdbFrame:
+				frames++
+			case otherFrame:
 				return format.No
 			}
-			frames++
 		case isThreadHeader(line):
 			threads++
 		}
@@ -266,30 +268,47 @@ func sniff(prefix []byte) format.Score {
 	return format.No
 }
 
-// isFrameLine reports whether line has the shape of a gdb frame.
-func isFrameLine(line []byte) bool {
+const (
+	gdbFrame = iota
+	maybeFrame
+	otherFrame
+)
+
+// frameShape tells a gdb frame line from another "#N" line. A gdb line
+// cut by gdb's line wrapping (a terminal's width; never with -batch) is
+// maybeFrame when it has no other mark.
+func frameShape(line []byte) int {
 	rest, _, ok := frameLevel(line)
 	if !ok || len(rest) == 0 {
-		return false
+		return otherFrame
 	}
 	if rest[0] == '<' {
-		return bytes.HasSuffix(rest, []byte(">")) || bytes.HasPrefix(rest, []byte("<unavailable> in "))
+		if bytes.HasSuffix(rest, []byte(">")) || bytes.HasPrefix(rest, []byte("<unavailable> in ")) {
+			return gdbFrame
+		}
+		return otherFrame
 	}
 	if len(rest) > 2 && rest[0] == '0' && rest[1] == 'x' {
 		i := 2
 		for i < len(rest) && isHex(rest[i]) {
 			i++
 		}
-		return i > 2 && bytes.HasPrefix(rest[i:], []byte(" in ")) && bytes.Contains(rest[i:], []byte(" ("))
+		if i > 2 && bytes.HasPrefix(rest[i:], []byte(" in ")) {
+			return gdbFrame
+		}
+		return otherFrame // eu-stack: "#0  0x00007f… pause"
 	}
 	// No address: an inlined frame, or one at the start of a line.
 	j := bytes.LastIndex(rest, []byte(") at "))
 	if j < 0 || !bytes.Contains(rest[:j], []byte(" (")) {
-		return false
+		return maybeFrame
 	}
 	loc := rest[j+len(") at "):]
 	k := bytes.LastIndexByte(loc, ':')
-	return k > 0 && k < len(loc)-1 && isDigits(loc[k+1:])
+	if k > 0 && k < len(loc)-1 && isDigits(loc[k+1:]) {
+		return gdbFrame
+	}
+	return maybeFrame
 }
 
 // isThreadHeader: "Thread 2 (Thread 0x7f… (LWP 1234) "name"):" or

@@ -185,6 +185,25 @@ Thread 3 (Thread 0x7f9f7de496c0 (LWP 10870) "x"):
 	}
 }
 
+// TestWrapped: gdb run in a terminal (not -batch) wraps long frames at
+// its width, the rest of the frame indented on the next lines; the
+// script ended the stack there.
+func TestWrapped(t *testing.T) {
+	in := `Thread 1 (Thread 0x7ffff7d8a740 (LWP 4242) "sleep"):
+#0  0x00007ffff7e9a9a3 in __GI___clock_nanosleep (clock_id=clock_id@entry=0, flags=flags@entry=0, 
+    req=req@entry=0x7fffffffe0d0, rem=rem@entry=0x0) at ../sysdeps/unix/sysv/linux/clock_nanosleep.c:48
+#1  0x00007ffff7e9f2d3 in a_very_long_function_name_that_gdb_wraps_before_its_arguments
+    (x=1) at x.c:3
+#2  0x0000555555555164 in main () at x.c:9
+`
+	if got, want := fold1(t, in), "main;a_very_long_function_name_that_gdb_wraps_before_its_arguments;__GI___clock_nanosleep 1\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if s := Format.Sniff([]byte(in)); s != format.Sure {
+		t.Errorf("sniff: %v", s)
+	}
+}
+
 // TestMalformed: a frame line with no name is reported and skipped.
 func TestMalformed(t *testing.T) {
 	in := "Thread 1 (process 1):\n#0  0x00007f in  (a=1) at x.c:1\n#1  main () at x.c:2\n"
