@@ -4,7 +4,8 @@
 // stackcollapse-elfutils.pl folds it: each thread ("TID N:" and its
 // frames "#N  0xADDR NAME") is one sample of count 1, frames root first,
 // a frame without a name "[unknown]". --pid and --tid put "PID=N" and
-// "TID=N" frames at the root, as the script's options of those names do.
+// "TID=N" frames at the root, as the script's options of those names do
+// (pfold's own --pid and --tid: the format lists no flags of its own).
 // The lines eu-stack's -s and -b options add under a frame (source
 // position, build-id) are skipped, as the script skips them.
 //

@@ -13,10 +13,9 @@ var Format = format.Format{
 	Name:     "elfutils",
 	Replaces: "stackcollapse-elfutils.pl",
 	Sniff:    sniff,
-	Flags: []format.Flag{
-		{Name: "pid", Kind: format.Bool, Usage: "include the PID (elfutils: a PID=N frame at the root)", Default: "false"},
-		{Name: "tid", Kind: format.Bool, Usage: "include the TID (elfutils: a TID=N frame at the root)", Default: "false"},
-	},
+	// The script's options, --pid and --tid (a PID=N, TID=N frame at the
+	// root), are pfold's own options of those names (Bool, "include the
+	// PID/TID"), so they are not listed in Flags: pfold defines them once.
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
 		return &parser{emit: emit, diag: diag, withPID: opts.Bool("pid"), withTID: opts.Bool("tid")}, nil
 	},
