@@ -22,7 +22,10 @@
 //     script took the module for the name ("- /usr/lib/…/libstdc++.so.6").
 //     Such a frame is "[unknown] - /usr/lib/…/libstdc++.so.6".
 //
-// Frames holding ';' get ':' instead, so a frame never splits in two.
+// A frame #0 after frames with no TID line between starts another stack
+// (the script glued them into one), so a stack never holds more than one
+// thread's frames. Frames holding ';' get ':' instead, so a frame never
+// splits in two.
 //
 // The package holds one stack at a time. It imports only fold, stream,
 // ingest/format and the standard library, and must import nothing else.

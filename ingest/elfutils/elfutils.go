@@ -56,6 +56,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 	case '#':
 		if f, ok := frameName(line); ok {
+			if line[1] == '0' && line[2] == ' ' {
+				// Frame #0 without a TID line before it: another thread.
+				if err := p.flush(); err != nil {
+					return err
+				}
+			}
 			p.addFrame(f)
 			return nil
 		}

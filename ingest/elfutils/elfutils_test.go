@@ -158,6 +158,8 @@ TID 11:
 #1  0x0000563ade10c69f main
 TID 12:
 PID 20 - process
+#0  0x00007f9f7ff24df2 g
+#0  0x00007f9f7ff24df2 g
 TID 21:
 #0  0x00007f9f7ff24df2 f
 `
@@ -165,10 +167,10 @@ TID 21:
 		opts format.MapOptions
 		want string
 	}{
-		{nil, "f 1\nmain;pause 2\n"},
-		{format.MapOptions{"pid": true}, "PID=10;main;pause 2\nPID=20;f 1\n"},
-		{format.MapOptions{"tid": true}, "TID=10;main;pause 1\nTID=11;main;pause 1\nTID=21;f 1\n"},
-		{format.MapOptions{"pid": true, "tid": true}, "PID=10;TID=10;main;pause 1\nPID=10;TID=11;main;pause 1\nPID=20;TID=21;f 1\n"},
+		{nil, "f 1\ng 2\nmain;pause 2\n"},
+		{format.MapOptions{"pid": true}, "PID=10;main;pause 2\nPID=20;f 1\nPID=20;g 2\n"},
+		{format.MapOptions{"tid": true}, "TID=10;main;pause 1\nTID=11;main;pause 1\nTID=12;g 2\nTID=21;f 1\n"},
+		{format.MapOptions{"pid": true, "tid": true}, "PID=10;TID=10;main;pause 1\nPID=10;TID=11;main;pause 1\nPID=20;TID=12;g 2\nPID=20;TID=21;f 1\n"},
 	} {
 		if got := fold1(t, in, c.opts); got != c.want {
 			t.Errorf("%v: got\n%s\nwant\n%s", c.opts, got, c.want)
