@@ -58,7 +58,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.addFrame(f, lib)
 		return nil
 	case ' ', '\t':
-		return nil // "bt full": a local variable of the frame above
+		return nil // "bt full": a local of the frame above; or the rest of a wrapped frame
 	}
 	if bytes.Equal(line, noLocals) || bytes.Equal(line, noSymtab) {
 		return nil // "bt full": a frame without locals or debug information
