@@ -103,6 +103,8 @@ func (p *parser) enter(name string, n int, line, tf, fn []byte) error {
 	}
 	t, ok := parseTime(tf)
 	if !ok {
+		// The call is still entered, so that its exit matches it.
+		p.push(fn)
 		return p.diag.Malformed(name, n, line, fmt.Sprintf("the time %q is not a number of seconds", tf))
 	}
 	var err error
@@ -128,12 +130,14 @@ func (p *parser) exit(name string, n int, line, tf []byte) error {
 		p.wasExit = true
 		return err
 	}
-	t, ok := parseTime(tf)
-	if !ok {
-		return p.diag.Malformed(name, n, line, fmt.Sprintf("the time %q is not a number of seconds", tf))
-	}
 	if len(p.ends) == 0 {
 		return p.diag.Malformed(name, n, line, "a function exit with no entry")
+	}
+	t, ok := parseTime(tf)
+	if !ok {
+		// The call still returns, so that the stack stays in step.
+		p.pop()
+		return p.diag.Malformed(name, n, line, fmt.Sprintf("the time %q is not a number of seconds", tf))
 	}
 	err := p.spent(name, n, line, t)
 	p.pop()

@@ -284,7 +284,8 @@ func TestMalformed(t *testing.T) {
 	in := "TRACE START [x]\n" +
 		"1\t0\t1\t0.1\t100\n" + // exit with no entry
 		"1\t0\t0\t0.1\t100\t{main}\n" +
-		"2\t1\t0\tx\t100\tf\n" + // bad time
+		"2\t1\t0\tx\t100\tf\n" + // bad time: f is entered unweighed
+		"2\t1\t1\t0.15\t100\n" + // and returns
 		"2\t1\t0\t0.3\t100\n" + // no name
 		"junk\n" +
 		"\n" +
@@ -294,7 +295,8 @@ func TestMalformed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Folded != "{main} 100000\n" || res.Malformed != 5 {
+	// {main} 0.1→0.15 is f's (whose entry time is unknown), 0.15→0.2 its own.
+	if res.Folded != "{main} 50000\n{main};f 50000\n" || res.Malformed != 5 {
 		t.Errorf("%q, %d malformed:\n%s", res.Folded, res.Malformed, res.Warnings)
 	}
 	if !strings.Contains(res.Warnings, "m.xt:2:") {
