@@ -1,0 +1,170 @@
+package faulthandler
+
+import (
+	"bytes"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Format is the Python faulthandler input format.
+var Format = format.Format{
+	Name:     "faulthandler",
+	Replaces: "stackcollapse-faulthandler.pl",
+	Sniff:    sniff,
+	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		return &parser{emit: emit, diag: diag}, nil
+	},
+}
+
+var (
+	framePrefix = []byte(`  File "`)
+	lineMark    = []byte(`", line `)
+)
+
+type parser struct {
+	emit format.EmitFunc
+	diag *stream.Diag
+
+	frames []int  // ends of the frames in arena, most recent first
+	arena  []byte // the frames read, "file:line:func" each
+	stack  []byte
+}
+
+func (p *parser) Line(name string, n int, line []byte) error {
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	if !bytes.HasPrefix(line, framePrefix) {
+		// Headers, blank lines, "Timeout (…)!", "  ...", "  <no Python
+		// frame>": the traceback being read, if any, is complete.
+		return p.flush()
+	}
+	file, num, fn, ok := parseFrame(line[len(framePrefix):])
+	if !ok {
+		return p.diag.Malformed(name, n, line, `not a frame ("  File \"FILE\", line N in FUNCTION")`)
+	}
+	p.arena = appendName(p.arena, file)
+	p.arena = append(p.arena, ':')
+	p.arena = append(p.arena, num...)
+	p.arena = append(p.arena, ':')
+	p.arena = appendName(p.arena, fn)
+	p.frames = append(p.frames, len(p.arena))
+	return nil
+}
+
+// parseFrame splits `FILE", line N in FUNC` (the text after `  File "`).
+// N is digits, or "???" when faulthandler could not tell. A file name
+// may hold `"`: the first `", line ` followed by a line number and " in "
+// ends it.
+func parseFrame(b []byte) (file, num, fn []byte, ok bool) {
+	from := 0
+	for {
+		i := bytes.Index(b[from:], lineMark)
+		if i < 0 {
+			return nil, nil, nil, false
+		}
+		i += from
+		rest := b[i+len(lineMark):]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if j == 0 && bytes.HasPrefix(rest, []byte("???")) {
+			j = 3
+		}
+		if bytes.HasPrefix(rest[j:], []byte(" in ")) {
+			return b[:i], rest[:j], rest[j+4:], true
+		}
+		from = i + 1
+	}
+}
+
+// appendName appends a name with ';', the frame separator, made ':'.
+func appendName(dst, name []byte) []byte {
+	for {
+		i := bytes.IndexByte(name, ';')
+		if i < 0 {
+			return append(dst, name...)
+		}
+		dst = append(dst, name[:i]...)
+		dst = append(dst, ':')
+		name = name[i+1:]
+	}
+}
+
+// flush emits the traceback read, root first, once.
+func (p *parser) flush() error {
+	if len(p.frames) == 0 {
+		return nil
+	}
+	s := p.stack[:0]
+	for i := len(p.frames) - 1; i >= 0; i-- {
+		start := 0
+		if i > 0 {
+			start = p.frames[i-1]
+		}
+		if len(s) > 0 {
+			s = append(s, ';')
+		}
+		s = append(s, p.arena[start:p.frames[i]]...)
+	}
+	p.stack = s
+	p.frames, p.arena = p.frames[:0], p.arena[:0]
+	return p.emit(s, fold.Int(1))
+}
+
+func (p *parser) End() error { return p.flush() }
+
+// header reports whether line opens a traceback: "Thread 0x…",
+// "Current thread 0x…" or "Stack", then " (most recent call first):".
+func header(line []byte) bool {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	rest, ok := bytes.CutSuffix(line, []byte(" (most recent call first):"))
+	if !ok {
+		return false
+	}
+	if string(rest) == "Stack" {
+		return true
+	}
+	if r, ok := bytes.CutPrefix(rest, []byte("Current thread 0x")); ok {
+		rest = r
+	} else if r, ok := bytes.CutPrefix(rest, []byte("Thread 0x")); ok {
+		rest = r
+	} else {
+		return false
+	}
+	// The thread id in hex; newer Pythons may name the thread after it.
+	n := 0
+	for n < len(rest) && (rest[n] >= '0' && rest[n] <= '9' || rest[n] >= 'a' && rest[n] <= 'f' || rest[n] >= 'A' && rest[n] <= 'F') {
+		n++
+	}
+	return n > 0 && (n == len(rest) || rest[n] == ' ')
+}
+
+// sniff is Sure on a traceback header followed by a frame (or by
+// faulthandler's "<no Python frame>").
+func sniff(prefix []byte) format.Score {
+	prev := false
+	for rest := prefix; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break // may be cut short
+		}
+		line := bytes.TrimSuffix(rest[:i], []byte("\r"))
+		rest = rest[i+1:]
+		if prev {
+			if bytes.HasPrefix(line, framePrefix) {
+				if _, _, _, ok := parseFrame(line[len(framePrefix):]); ok {
+					return format.Sure
+				}
+			}
+			if string(line) == "  <no Python frame>" {
+				return format.Sure
+			}
+		}
+		prev = header(line)
+	}
+	return format.No
+}
