@@ -5,13 +5,18 @@ import (
 	"strings"
 
 	"github.com/pfold/pfold/ingest/dtrace"
+	"github.com/pfold/pfold/ingest/elfutils"
+	"github.com/pfold/pfold/ingest/faulthandler"
 	"github.com/pfold/pfold/ingest/folded"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/gdb"
+	"github.com/pfold/pfold/ingest/ghcprof"
 	"github.com/pfold/pfold/ingest/igprof"
 	"github.com/pfold/pfold/ingest/perfdata"
 	"github.com/pfold/pfold/ingest/perfreport"
 	"github.com/pfold/pfold/ingest/perfscript"
 	"github.com/pfold/pfold/ingest/stackprof"
+	"github.com/pfold/pfold/ingest/xdebug"
 )
 
 // Registered lists the input formats: auto-detection asks each sniffer
@@ -22,8 +27,13 @@ var Registered = []format.Format{
 	stackprof.Format,
 	igprof.Format,
 	perfreport.Format,
-	perfscript.Format,
+	ghcprof.Format,
+	xdebug.Format,
+	faulthandler.Format,
+	gdb.Format,
+	elfutils.Format,
 	dtrace.Format,
+	perfscript.Format,
 	folded.Format,
 }
 
