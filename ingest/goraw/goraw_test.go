@@ -2,8 +2,10 @@ package goraw
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,8 +112,11 @@ var differs = map[string]string{
 	"allocs":        "four values: the Perl folds nothing; inlined frames expanded",
 	"goroutine":     "one value: the Perl folds nothing of one-digit counts and the first digit of longer ones",
 	"noinline-cpu":  "a generic shape with spaces (in the runtime) named whole",
-	"edge":          "three values: the Perl folds nothing; the inlined frame expanded; unsymbolised locations named by address, a sample without locations kept",
+	"edge":          "three values: the Perl folds nothing; " + edgeNames,
 }
+
+const edgeNames = "the inlined frame expanded; locations without function name named by system name or address " +
+	"(the Perl: M=1 or the location id), a folded location by its function (the Perl: [F]), a sample without locations kept"
 
 // differsIndexed lists, among the per-value oracles (the Perl given each
 // value as the first of two), those pfold differs from on purpose, and why.
@@ -125,7 +130,7 @@ var differsIndexed = map[string]string{
 	"heap":          "inlined frames expanded",
 	"allocs":        "inlined frames expanded",
 	"noinline-cpu":  differs["noinline-cpu"],
-	"edge":          "the inlined frame expanded; unsymbolised locations named by address, a sample without locations kept",
+	"edge":          edgeNames,
 }
 
 // TestGolden folds every recording, by default and for each value; the
@@ -303,6 +308,15 @@ func TestSniff(t *testing.T) {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue // a directory
+		}
+		if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) { // a profile: the core un-gzips it
+			z, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err = io.ReadAll(z); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
 			t.Errorf("%s taken for go tool pprof -raw text", f)

@@ -145,7 +145,8 @@ func sampleTypes(t testing.TB, data []byte) int {
 // differs lists the goldens that differ from go tool pprof -traces on
 // purpose (their traces turned into folded stacks), and why.
 var differs = map[string]string{
-	"edge": "-traces names a location without function by its binary ([app]) or <unknown>, pfold by its address; " +
+	"edge": "-traces names a location without function name by its binary ([app]) or <unknown>, pfold by its function's system name " +
+		"or its address (as -raw prints them); " +
 		"-traces leaves out the sample without locations, pfold counts it as [unknown]",
 }
 
