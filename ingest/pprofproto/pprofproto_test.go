@@ -215,6 +215,44 @@ func TestSameAsGo(t *testing.T) {
 	}
 }
 
+// TestTotals: every sample lands in a stack; the counts of each golden
+// add up to the sum of the profile's values of that type.
+func TestTotals(t *testing.T) {
+	for _, name := range inputs(t) {
+		p, err := profile.ParseData(proto(t, name+".pb.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range p.SampleType {
+			var want int64
+			for _, s := range p.Sample {
+				want += s.Value[i]
+			}
+			var got uint64
+			golden := read(t, "golden/"+name+".sample-index-"+strconv.Itoa(i)+".folded")
+			for line := range bytes.Lines(golden) {
+				_, c, err := fold.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got += c.N
+			}
+			if got != uint64(want) {
+				t.Errorf("%s, sample type %d: folded %d, profile %d", name, i, got, want)
+			}
+		}
+	}
+}
+
+// TestFlag: the go and pprof formats define --sample-index alike (pfold
+// keeps one definition of a name).
+func TestFlag(t *testing.T) {
+	a, b := SampleIndexFlag, goraw.SampleIndexFlag
+	if a.Name != b.Name || a.Kind != b.Kind || a.Usage != b.Usage || a.Default != b.Default || len(a.Aliases)+len(b.Aliases) > 0 {
+		t.Errorf("--sample-index: %+v in pprof, %+v in go", a, b)
+	}
+}
+
 // TestDefault: with no --sample-index, the type go tool pprof picks.
 func TestDefault(t *testing.T) {
 	for name, want := range map[string]int{
@@ -254,7 +292,9 @@ func TestNegative(t *testing.T) {
 }
 
 // TestRoundTrip: folded stacks written as a profile by pfold's pprof
-// package (ppprof) read back as the same stacks and counts.
+// package (ppprof) read back as the same stacks and counts. The goldens
+// are pfold's output on each recorded profile, so this is
+// `pfold x.pb.gz | ppprof | pfold` giving back every stack and count.
 func TestRoundTrip(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(dir, "golden", "*.folded"))
 	files = append(files, filepath.Join(dir, "../pprof/cwork.folded"), filepath.Join(dir, "../pprof/vertx.folded"))
