@@ -591,18 +591,17 @@ func (l *locIndex) reset() {
 }
 
 func (l *locIndex) get(id uint64) (int, bool) {
-	if id < maxDense {
-		if id < uint64(len(l.dense)) && l.dense[id] > 0 {
-			return int(l.dense[id] - 1), true
-		}
-		return 0, false
+	if id < uint64(len(l.dense)) && l.dense[id] > 0 {
+		return int(l.dense[id] - 1), true
 	}
 	i, ok := l.large[id]
 	return i, ok
 }
 
+// set maps id to i. Ids go in the slice while they stay near the count
+// of locations (a corrupt id cannot make it large).
 func (l *locIndex) set(id uint64, i int) {
-	if id < maxDense && i < 1<<31-1 {
+	if id < maxDense && id < uint64(2*i+4096) {
 		for uint64(len(l.dense)) <= id {
 			l.dense = append(l.dense, 0)
 		}
