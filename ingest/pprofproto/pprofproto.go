@@ -1,0 +1,186 @@
+package pprofproto
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/google/pprof/profile"
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// SampleIndexFlag is --sample-index, shared with the "go" format (the
+// same name, kind and text there).
+var SampleIndexFlag = format.Flag{
+	Name: "sample-index",
+	Kind: format.String,
+	Usage: "go, pprof: the sample value to fold, by type name or index, as go tool pprof -sample_index " +
+		"(default: pprof, the profile's default type, else the last; go, the first value, as stackcollapse-go.pl)",
+}
+
+// Format is the pprof profile.proto format.
+var Format = format.Format{
+	Name:     "pprof",
+	Replaces: "go tool pprof -traces, stackcollapse-go.pl",
+	Sniff:    Sniff,
+	Flags:    []format.Flag{SampleIndexFlag},
+	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
+		return &parser{emit: emit, diag: diag, index: opts.String(SampleIndexFlag.Name)}, nil
+	},
+}
+
+// unknown names a frame pfold knows nothing of: a sample without
+// locations, a location without function or address.
+const unknown = "[unknown]"
+
+// ErrNegative is returned for a negative value of the sample type folded.
+var ErrNegative = errors.New("negative sample value (a go tool pprof -diff_base profile?): folded stacks count up from 0; fold each profile alone and compare them with pdiff")
+
+type parser struct {
+	emit  format.EmitFunc
+	diag  *stream.Diag
+	index string
+
+	names map[*profile.Location][]byte // frames of a location, outermost first, joined by ';'
+	stack []byte
+
+	nProfiles, nSamples int
+	types               map[string]bool
+	typeList            []string
+}
+
+func (p *parser) Read(name string, r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	if len(data) == 0 {
+		return nil // nothing to fold, as for an empty input of any format
+	}
+	prof, err := profile.ParseData(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	// go tool pprof drops the frames the profile says to (drop_frames,
+	// keep_frames) before any report, -raw included.
+	if err := prof.RemoveUninteresting(); err != nil {
+		if err := p.diag.Malformed(name, 0, []byte(prof.DropFrames), "drop_frames: "+err.Error()+"; no frames dropped"); err != nil {
+			return err
+		}
+	}
+	if len(prof.SampleType) == 0 {
+		if len(prof.Sample) == 0 {
+			return nil
+		}
+		return fmt.Errorf("%s: profile has samples but no sample types", name)
+	}
+	idx, err := prof.SampleIndexByName(p.index)
+	if err != nil {
+		return fmt.Errorf("%s: --sample-index: %w", name, err)
+	}
+	p.nProfiles++
+	st := prof.SampleType[idx]
+	if key := st.Type + "/" + st.Unit; !p.types[key] {
+		if p.types == nil {
+			p.types = map[string]bool{}
+		}
+		p.types[key] = true
+		p.typeList = append(p.typeList, key)
+	}
+	clear(p.names)
+	if p.names == nil {
+		p.names = make(map[*profile.Location][]byte, len(prof.Location))
+	}
+	for i, s := range prof.Sample {
+		v := s.Value[idx]
+		if v < 0 {
+			return fmt.Errorf("%s: sample %d: %s %d: %w", name, i+1, st.Type, v, ErrNegative)
+		}
+		b := p.stack[:0]
+		for k := len(s.Location) - 1; k >= 0; k-- {
+			if len(b) > 0 {
+				b = append(b, ';')
+			}
+			b = append(b, p.locationName(s.Location[k])...)
+		}
+		if len(b) == 0 {
+			b = append(b, unknown...)
+		}
+		p.stack = b
+		p.nSamples++
+		if err := p.emit(b, fold.Int(uint64(v))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// locationName returns the frames of l, one per line entry, outermost
+// (the caller the others were inlined into, the last line) first.
+func (p *parser) locationName(l *profile.Location) []byte {
+	if b, ok := p.names[l]; ok {
+		return b
+	}
+	var b []byte
+	if len(l.Line) == 0 {
+		b = appendAddr(b, l.Address)
+	}
+	for k := len(l.Line) - 1; k >= 0; k-- {
+		if len(b) > 0 {
+			b = append(b, ';')
+		}
+		fn := l.Line[k].Function
+		switch {
+		case fn != nil && fn.Name != "":
+			b = appendName(b, fn.Name)
+		case fn != nil && fn.SystemName != "":
+			b = appendName(b, fn.SystemName)
+		default:
+			b = appendAddr(b, l.Address)
+		}
+	}
+	p.names[l] = b
+	return b
+}
+
+// appendAddr names a location without a function by its address, as go
+// tool pprof -raw prints it.
+func appendAddr(b []byte, addr uint64) []byte {
+	if addr == 0 {
+		return append(b, unknown...)
+	}
+	return strconv.AppendUint(append(b, "0x"...), addr, 16)
+}
+
+// appendName appends a frame name made safe for a folded line: ';'
+// separates frames and a newline ends the line, so they become ':' and ' '.
+func appendName(b []byte, name string) []byte {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch c {
+		case ';':
+			c = ':'
+		case '\n', '\r':
+			c = ' '
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// Stats says what was read, for --stats.
+func (p *parser) Stats() string {
+	s := fmt.Sprintf("%d profiles, %d samples", p.nProfiles, p.nSamples)
+	for i, t := range p.typeList {
+		if i == 0 {
+			s += ", values of "
+		} else {
+			s += ", "
+		}
+		s += t
+	}
+	return s
+}

@@ -1,0 +1,455 @@
+package pprofproto
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"flag"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/format/formattest"
+	"github.com/pfold/pfold/ingest/goraw"
+	"github.com/pfold/pfold/pprof"
+	"github.com/pfold/pfold/stream"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const dir = "../../testdata/pprofproto"
+
+func read(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// proto returns the protobuf of a profile file, un-gzipped as pfold's
+// core un-gzips its inputs.
+func proto(t testing.TB, name string) []byte {
+	t.Helper()
+	return gunzip(t, read(t, name))
+}
+
+func gunzip(t testing.TB, b []byte) []byte {
+	t.Helper()
+	z, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// collector sums emitted stacks, those counted 0 included (pfold prints
+// them; formattest.Fold leaves them out).
+type collector map[string]fold.Count
+
+func (c collector) emit(stack []byte, n fold.Count) error {
+	s, err := c[string(stack)].Add(n)
+	c[string(stack)] = s
+	return err
+}
+
+func (c collector) String() string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []byte
+	for _, k := range keys {
+		out = fold.AppendLine(out, []byte(k), c[k])
+	}
+	return string(out)
+}
+
+// run folds one protobuf with --sample-index index ("" for none).
+func run(t testing.TB, data []byte, index string) (string, error) {
+	t.Helper()
+	c := collector{}
+	var warn bytes.Buffer
+	p, err := Format.NewDocument(format.MapOptions{"sample-index": index}, c.emit, stream.NewDiag(&warn, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Read("in", bytes.NewReader(data)); err != nil {
+		return "", err
+	}
+	if warn.Len() > 0 {
+		t.Errorf("warnings: %s", warn.String())
+	}
+	return c.String(), nil
+}
+
+// runGo folds go tool pprof -raw text with the "go" format.
+func runGo(t testing.TB, data []byte, index string) string {
+	t.Helper()
+	c := collector{}
+	p, err := goraw.Format.New(format.MapOptions{"sample-index": index}, c.emit, stream.NewDiag(io.Discard, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		if err := p.Line("in", n, bytes.TrimSuffix(line, []byte("\n"))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.End(); err != nil {
+		t.Fatal(err)
+	}
+	return c.String()
+}
+
+// inputs lists the profiles, but diff.pb.gz (negative values, refused).
+func inputs(t testing.TB) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pb.gz"))
+	var names []string
+	for _, f := range files {
+		if n := strings.TrimSuffix(filepath.Base(f), ".pb.gz"); n != "diff" {
+			names = append(names, n)
+		}
+	}
+	if len(names) < 12 {
+		t.Fatalf("%d inputs", len(names))
+	}
+	return names
+}
+
+func sampleTypes(t testing.TB, data []byte) int {
+	t.Helper()
+	p, err := profile.ParseData(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(p.SampleType)
+}
+
+// differs lists the goldens that differ from go tool pprof -traces on
+// purpose (their traces turned into folded stacks), and why.
+var differs = map[string]string{
+	"edge": "-traces names a location without function name by its binary ([app]) or <unknown>, pfold by its function's system name " +
+		"or its address (as -raw prints them); " +
+		"-traces leaves out the sample without locations, pfold counts it as [unknown]",
+}
+
+// TestGolden folds every profile, by default and for each sample type;
+// the goldens equal go tool pprof -traces' stacks and values, but where
+// listed in differs.
+func TestGolden(t *testing.T) {
+	for _, name := range inputs(t) {
+		data := proto(t, name+".pb.gz")
+		opts := []string{""}
+		for i := range sampleTypes(t, data) {
+			opts = append(opts, strconv.Itoa(i))
+		}
+		for _, index := range opts {
+			base := name
+			if index != "" {
+				base += ".sample-index-" + index
+			}
+			got, err := run(t, data, index)
+			if err != nil {
+				t.Fatalf("%s: %v", base, err)
+			}
+			golden := filepath.Join(dir, "golden", base+".folded")
+			if *update {
+				os.MkdirAll(filepath.Dir(golden), 0o755)
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := read(t, "golden/"+base+".folded")
+			if got != string(want) {
+				t.Errorf("%s differs from its golden", base)
+			}
+			oracle := read(t, base+".oracle.folded")
+			why := differs[name]
+			switch {
+			case why == "" && string(want) != string(oracle):
+				t.Errorf("golden %s differs from go tool pprof -traces", base)
+			case why != "" && string(want) == string(oracle):
+				t.Errorf("golden %s equals go tool pprof -traces: take it off the list (%s)", base, why)
+			}
+		}
+	}
+}
+
+// TestSameAsGo: the "pprof" format on a profile and the "go" format on
+// go tool pprof -raw of it give the same stacks and counts, for every
+// sample type.
+func TestSameAsGo(t *testing.T) {
+	for _, name := range inputs(t) {
+		data := proto(t, name+".pb.gz")
+		raw, err := os.ReadFile(filepath.Join(dir, "../goraw", name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sampleTypes(t, data) {
+			index := strconv.Itoa(i)
+			got, err := run(t, data, index)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := runGo(t, raw, index); got != want {
+				t.Errorf("%s, sample index %d: pprof and go differ", name, i)
+			}
+		}
+	}
+}
+
+// TestTotals: every sample lands in a stack; the counts of each golden
+// add up to the sum of the profile's values of that type.
+func TestTotals(t *testing.T) {
+	for _, name := range inputs(t) {
+		p, err := profile.ParseData(proto(t, name+".pb.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range p.SampleType {
+			var want int64
+			for _, s := range p.Sample {
+				want += s.Value[i]
+			}
+			var got uint64
+			golden := read(t, "golden/"+name+".sample-index-"+strconv.Itoa(i)+".folded")
+			for line := range bytes.Lines(golden) {
+				_, c, err := fold.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
+				if err != nil {
+					t.Fatal(err)
+				}
+				got += c.N
+			}
+			if got != uint64(want) {
+				t.Errorf("%s, sample type %d: folded %d, profile %d", name, i, got, want)
+			}
+		}
+	}
+}
+
+// TestFlag: the go and pprof formats define --sample-index alike (pfold
+// keeps one definition of a name).
+func TestFlag(t *testing.T) {
+	a, b := SampleIndexFlag, goraw.SampleIndexFlag
+	if a.Name != b.Name || a.Kind != b.Kind || a.Usage != b.Usage || a.Default != b.Default || len(a.Aliases)+len(b.Aliases) > 0 {
+		t.Errorf("--sample-index: %+v in pprof, %+v in go", a, b)
+	}
+}
+
+// TestDefault: with no --sample-index, the type go tool pprof picks.
+func TestDefault(t *testing.T) {
+	for name, want := range map[string]int{
+		"cpu":          1, // the last: cpu/nanoseconds
+		"heap":         3, // inuse_space
+		"allocs":       1, // alloc_space, the profile's default
+		"mutex":        1, // delay
+		"goroutine":    0,
+		"edge":         1, // wall, the default, not the last
+		"export-shape": 2,
+	} {
+		data := proto(t, name+".pb.gz")
+		got, _ := run(t, data, "")
+		if w, _ := run(t, data, strconv.Itoa(want)); got != w {
+			t.Errorf("%s: the default is not sample type %d", name, want)
+		}
+	}
+	heap := proto(t, "heap.pb.gz")
+	byName, _ := run(t, heap, "inuse_space")
+	if d, _ := run(t, heap, ""); d != byName {
+		t.Errorf("heap: --sample-index inuse_space is not the default")
+	}
+	for _, bad := range []string{"4", "-1", "nope"} {
+		if _, err := run(t, heap, bad); err == nil || !strings.Contains(err.Error(), "--sample-index") {
+			t.Errorf("--sample-index %s: %v", bad, err)
+		}
+	}
+}
+
+// TestNegative: go tool pprof -diff_base output has negative values.
+func TestNegative(t *testing.T) {
+	for _, index := range []string{"", "0"} {
+		if _, err := run(t, proto(t, "diff.pb.gz"), index); !errors.Is(err, ErrNegative) {
+			t.Errorf("--sample-index %q: err = %v, want ErrNegative", index, err)
+		}
+	}
+}
+
+// TestRoundTrip: folded stacks written as a profile by pfold's pprof
+// package (ppprof) read back as the same stacks and counts. The goldens
+// are pfold's output on each recorded profile, so this is
+// `pfold x.pb.gz | ppprof | pfold` giving back every stack and count.
+func TestRoundTrip(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(dir, "golden", "*.folded"))
+	files = append(files, filepath.Join(dir, "../pprof/cwork.folded"), filepath.Join(dir, "../pprof/vertx.folded"))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := pprof.New(pprof.Options{SampleType: "cpu", SampleUnit: "nanoseconds"})
+		want := collector{}
+		for line := range bytes.Lines(data) {
+			stack, c, err := fold.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if err := b.Add(stack, c); err != nil {
+				t.Fatal(err)
+			}
+			want.emit(stack, c)
+		}
+		var buf bytes.Buffer
+		if _, err := b.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		pb := gunzip(t, buf.Bytes())
+		if Format.Sniff(pb[:min(len(pb), format.SniffSize)]) != format.Sure {
+			t.Errorf("%s: ppprof's profile not recognised", f)
+		}
+		got, err := run(t, pb, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want.String() {
+			t.Errorf("%s: the round trip through ppprof changed the stacks", filepath.Base(f))
+		}
+	}
+}
+
+// TestStats says what --stats shows.
+func TestStats(t *testing.T) {
+	p, _ := Format.NewDocument(format.MapOptions{}, collector{}.emit, stream.NewDiag(io.Discard, false))
+	for _, n := range []string{"cpu.pb.gz", "heap.pb.gz"} {
+		if err := p.Read(n, bytes.NewReader(proto(t, n))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := p.(format.Stater).Stats()
+	if !strings.HasPrefix(s, "2 profiles, ") || !strings.HasSuffix(s, "values of cpu/nanoseconds, inuse_space/bytes") {
+		t.Errorf("Stats() = %q", s)
+	}
+}
+
+// TestMalformed: what is not a profile is an error naming the input.
+func TestMalformed(t *testing.T) {
+	cpu := proto(t, "cpu.pb.gz")
+	for _, data := range [][]byte{cpu[:len(cpu)/2], []byte("hello"), {0x0a, 0xff}} {
+		_, err := formattest.Fold(Format, nil, formattest.Input{Name: "bad.pb", Data: data})
+		if err == nil || !strings.HasPrefix(err.Error(), "bad.pb: ") {
+			t.Errorf("%q…: err = %v", data[:min(8, len(data))], err)
+		}
+	}
+	// No bytes: nothing to fold.
+	if res, err := formattest.Fold(Format, nil, formattest.Input{Name: "empty", Data: nil}); err != nil || res.Folded != "" {
+		t.Errorf("empty input: %q, %v", res.Folded, err)
+	}
+}
+
+// TestSniff: every profile is recognised, also cut at SniffSize; the
+// other formats pfold reads and what is no profile are not taken for it.
+func TestSniff(t *testing.T) {
+	for _, name := range inputs(t) {
+		if s := Format.Sniff(proto(t, name+".pb.gz")); s != format.Sure {
+			t.Errorf("%s: %v", name, s)
+		}
+	}
+	if s := Format.Sniff(proto(t, "diff.pb.gz")); s != format.Sure {
+		t.Errorf("diff: %v", s)
+	}
+	// A profile larger than the prefix: the prefix alone is enough.
+	b := pprof.New(pprof.Options{})
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 20000; i++ {
+		b.Add([]byte("main;f"+strconv.Itoa(rng.Intn(5000))+";g"+strconv.Itoa(i%300)), fold.Int(uint64(i)))
+	}
+	var buf bytes.Buffer
+	b.WriteTo(&buf)
+	big := gunzip(t, buf.Bytes())
+	if len(big) <= format.SniffSize {
+		t.Fatalf("profile of %d bytes", len(big))
+	}
+	for _, cut := range []int{format.SniffSize, format.SniffSize - 1} {
+		if s := Format.Sniff(big[:cut]); (s == format.Sure) != (cut == format.SniffSize) {
+			t.Errorf("cut at %d: %v", cut, s)
+		}
+	}
+	var others []string
+	for _, g := range []string{"perf/recorded/*", "perf/flamegraph/*.txt", "dtrace/*.txt", "pfilter/iperf.folded",
+		"stackprof/*", "igprof/*", "perfreport/*.txt", "goraw/*.txt", "pprofproto/*.folded", "pprofproto/*.pb.gz"} {
+		m, _ := filepath.Glob(filepath.Join(dir, "..", g))
+		if len(m) == 0 {
+			t.Errorf("no files match %s", g)
+		}
+		others = append(others, m...)
+	}
+	for _, f := range others {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue // a directory
+		}
+		if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
+			t.Errorf("%s taken for a pprof profile", f)
+		}
+	}
+	for i := 0; i < 2000; i++ {
+		junk := make([]byte, rng.Intn(200))
+		rng.Read(junk)
+		if Format.Sniff(junk) == format.Sure {
+			t.Errorf("random bytes %x taken for a pprof profile", junk)
+		}
+	}
+	for _, s := range []string{
+		"Nov  2 10:00:01 host kernel: [    0.000000] Linux version\nNov  2 10:00:02 host systemd[1]: Started\n",
+		`{"samples": [1, 2]}`,
+		"name,count\na,1\n",
+		"8888", "HxHxHx", "2\x00",
+		"\x0a\x04\x08\x01\x10\x02",          // a sample type, no string table
+		"\x0a\x04\x08\x01\x10\x02\x32\x01a", // string_table[0] is not ""
+		"\x22\x02\x10\x01\x32\x00",          // a location without id
+	} {
+		if Format.Sniff([]byte(s)) == format.Sure {
+			t.Errorf("%q taken for a pprof profile", s)
+		}
+	}
+	if Format.Sniff([]byte("\x0a\x04\x08\x01\x10\x02\x32\x00\x32\x01a")) != format.Sure {
+		t.Errorf("a minimal profile not recognised")
+	}
+}
+
+func FuzzPprof(f *testing.F) {
+	for _, n := range []string{"edge.pb.gz", "goroutine.pb.gz", "block.pb.gz", "export-shape.pb.gz"} {
+		f.Add(proto(f, n))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+}
+
+// BenchmarkPprof folds the go test -cpuprofile recording (its protobuf,
+// un-gzipped as the core hands it over).
+func BenchmarkPprof(b *testing.B) {
+	data := proto(b, "gotest-stream.pb.gz")
+	p, _ := Format.NewDocument(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.Read("x", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module pprofwork
+
+go 1.26
