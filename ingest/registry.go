@@ -11,10 +11,12 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/gdb"
 	"github.com/pfold/pfold/ingest/ghcprof"
+	"github.com/pfold/pfold/ingest/goraw"
 	"github.com/pfold/pfold/ingest/igprof"
 	"github.com/pfold/pfold/ingest/perfdata"
 	"github.com/pfold/pfold/ingest/perfreport"
 	"github.com/pfold/pfold/ingest/perfscript"
+	"github.com/pfold/pfold/ingest/pprofproto"
 	"github.com/pfold/pfold/ingest/stackprof"
 	"github.com/pfold/pfold/ingest/xdebug"
 )
@@ -24,9 +26,11 @@ import (
 // under ingest/ and one line here.
 var Registered = []format.Format{
 	perfdata.NewFormat(perfscript.Format),
+	pprofproto.Format,
 	stackprof.Format,
 	igprof.Format,
 	perfreport.Format,
+	goraw.Format,
 	ghcprof.Format,
 	xdebug.Format,
 	faulthandler.Format,

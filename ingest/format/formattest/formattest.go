@@ -14,7 +14,7 @@ import (
 
 // Result is what a fold produced.
 type Result struct {
-	Folded    string // "stack COUNT\n" lines, summed by stack, sorted by stack
+	Folded    string // "stack COUNT\n" lines, summed by stack, sorted by stack, zero counts kept as pfold keeps them
 	Malformed int    // lines the parser reported to the Diag
 	Warnings  string // what the Diag printed
 }
@@ -66,9 +66,6 @@ func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.
 	slices.Sort(keys)
 	var out []byte
 	for _, k := range keys {
-		if sums[k].IsZero() {
-			continue
-		}
 		out = fold.AppendLine(out, []byte(k), sums[k])
 	}
 	return Result{Folded: string(out), Malformed: diag.Count(), Warnings: warn.String()}, nil
