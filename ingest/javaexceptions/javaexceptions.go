@@ -188,6 +188,9 @@ func (p *parser) flush() error {
 			s = append(s, ';')
 		}
 	}
+	if len(s) == 0 {
+		s = append(s, '-') // one frame with no name ("at (…)"): "" is no stack
+	}
 	p.stack = s
 	p.traces++
 	err := p.emit(s, fold.Int(1))
