@@ -14,17 +14,17 @@ var Format = format.Format{
 	Name:     "jstack",
 	Replaces: "stackcollapse-jstack.pl",
 	Sniff:    sniff,
-	Flags:    Flags,
+	Flags:    flags,
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		tname, err := Negatable(opts, "include-tname", true)
+		tname, err := negatable(opts, "include-tname", true)
 		if err != nil {
 			return nil, err
 		}
-		tid, err := Negatable(opts, "include-tid", false)
+		tid, err := negatable(opts, "include-tid", false)
 		if err != nil {
 			return nil, err
 		}
-		short, err := Negatable(opts, "shorten-pkgs", false)
+		short, err := negatable(opts, "shorten-pkgs", false)
 		if err != nil {
 			return nil, err
 		}
@@ -32,10 +32,10 @@ var Format = format.Format{
 	},
 }
 
-// Flags are the script's options. Each has its "no-" twin, as Perl's
+// flags are the script's options. Each has its "no-" twin, as Perl's
 // Getopt "name!" gives it; the same flags (same meaning, same kind) are
 // ibmjava's, and java-exceptions shares --shorten-pkgs.
-var Flags = []format.Flag{
+var flags = []format.Flag{
 	{Name: "include-tname", Kind: format.Bool, Default: "true", Usage: "jstack, ibmjava: start each stack with its thread's name"},
 	{Name: "no-include-tname", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread names out of stacks"},
 	{Name: "include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: keep thread ids with thread names (jstack: the -N ending a name such as pool-1-thread-3; ibmjava: -0xNATIVEID)"},
@@ -44,9 +44,9 @@ var Flags = []format.Flag{
 	{Name: "no-shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: keep package names whole (the default)"},
 }
 
-// Negatable reads a Perl-style negatable option: name or no-name, def
+// negatable reads a Perl-style negatable option: name or no-name, def
 // when neither is given. Both at once contradict each other.
-func Negatable(opts format.Options, name string, def bool) (bool, error) {
+func negatable(opts format.Options, name string, def bool) (bool, error) {
 	v := def
 	if opts.IsSet(name) {
 		v = opts.Bool(name)
@@ -196,7 +196,7 @@ func (p *parser) frame(f []byte) {
 	}
 	s := len(p.arena)
 	if p.shorten {
-		p.arena = ShortenPkgs(p.arena, f)
+		p.arena = shortenPkgs(p.arena, f)
 	} else {
 		p.arena = append(p.arena, f...)
 	}
@@ -310,13 +310,13 @@ func skipped(line, rest []byte) bool {
 	return false
 }
 
-// ShortenPkgs appends f to dst with its package names cut to their
+// shortenPkgs appends f to dst with its package names cut to their
 // first letters, as the script's --shorten-pkgs does: the last two
 // dot-separated parts (Class.method) are kept and every run of word
 // characters before them is cut to its first ("java.util.concurrent."
 // → "j.u.c."). A frame with fewer than two dots has no package: it is
 // kept as it is (the script makes it empty).
-func ShortenPkgs(dst, f []byte) []byte {
+func shortenPkgs(dst, f []byte) []byte {
 	m := bytes.LastIndexByte(f, '.')
 	if m <= 0 || m == len(f)-1 {
 		return append(dst, f...)

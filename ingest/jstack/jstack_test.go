@@ -177,7 +177,7 @@ func TestShortenPkgs(t *testing.T) {
 		"a.b.":                                                 "a.b.",
 		"":                                                     "",
 	} {
-		if got := string(ShortenPkgs(nil, []byte(in))); got != want {
+		if got := string(shortenPkgs(nil, []byte(in))); got != want {
 			t.Errorf("%q: got %q, want %q", in, got, want)
 		}
 	}
