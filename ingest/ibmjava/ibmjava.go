@@ -1,0 +1,247 @@
+package ibmjava
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Format is the IBM J9 / OpenJ9 javacore input format.
+var Format = format.Format{
+	Name:     "ibmjava",
+	Replaces: "stackcollapse-ibmjava.pl",
+	Sniff:    sniff,
+	// The same flags as jstack's (same names, meanings and kinds).
+	Flags: []format.Flag{
+		{Name: "include-tname", Kind: format.Bool, Default: "true", Usage: "jstack, ibmjava: start each stack with its thread's name"},
+		{Name: "no-include-tname", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread names out of stacks"},
+		{Name: "include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: keep thread ids with thread names (jstack: the -N ending a name such as pool-1-thread-3; ibmjava: -0xNATIVEID)"},
+		{Name: "no-include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread ids out of thread names (the default)"},
+		{Name: "shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: shorten package names to their initials (java.util.concurrent.FutureTask.run becomes j.u.c.FutureTask.run)"},
+		{Name: "no-shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: keep package names whole (the default)"},
+	},
+	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		p := &parser{emit: emit}
+		var err error
+		if p.tname, err = negatable(opts, "include-tname", true); err != nil {
+			return nil, err
+		}
+		if p.tid, err = negatable(opts, "include-tid", false); err != nil {
+			return nil, err
+		}
+		if p.shorten, err = negatable(opts, "shorten-pkgs", false); err != nil {
+			return nil, err
+		}
+		return p, nil
+	},
+}
+
+// negatable reads a Perl-style negatable option: name or no-name, def
+// when neither is given. Both at once contradict each other.
+func negatable(opts format.Options, name string, def bool) (bool, error) {
+	v := def
+	if opts.IsSet(name) {
+		v = opts.Bool(name)
+	}
+	if opts.Bool("no-" + name) {
+		if opts.IsSet(name) && opts.Bool(name) {
+			return false, fmt.Errorf("--%s and --no-%s contradict each other", name, name)
+		}
+		v = false
+	}
+	return v, nil
+}
+
+// The lines the script reads, with their spacing.
+var (
+	threadInfo  = []byte(`3XMTHREADINFO      "`)
+	anonymous   = []byte("3XMTHREADINFO      Anonymous native thread")
+	threadInfo1 = []byte("3XMTHREADINFO1            (native thread ID:")
+	nativeStack = []byte("3XMTHREADINFO3           Native callstack:")
+	stackTrace  = []byte("4XESTACKTRACE                at ")
+	statePart   = []byte(" state:")
+	priority    = []byte(", native priority")
+)
+
+type parser struct {
+	emit                format.EmitFunc
+	tname, tid, shorten bool
+
+	hasName bool // the script's defined $tname
+	name    []byte
+	arena   []byte // the thread's frames, leaf first, back to back
+	ends    []int
+	stack   []byte
+
+	threads int
+}
+
+func (p *parser) Line(name string, n int, line []byte) error {
+	if len(line) > 0 && line[0] == '#' {
+		return nil
+	}
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	switch {
+	case bytes.HasPrefix(line, nativeStack):
+		return p.flush()
+	case bytes.HasPrefix(line, threadInfo) && isThreadHeader(line[len(threadInfo):]):
+		if err := p.flush(); err != nil {
+			return err
+		}
+		if p.tname {
+			h := line[len(threadInfo):]
+			if i := bytes.IndexByte(h, '"'); i >= 0 {
+				h = h[:i]
+			}
+			p.name = append(p.name[:0], h...)
+			p.hasName = true
+		}
+	case bytes.Contains(line, anonymous):
+		if err := p.flush(); err != nil {
+			return err
+		}
+		// The script names it whatever --include-tname says.
+		p.name = append(p.name[:0], "Anonymous native thread"...)
+		p.hasName = true
+	case bytes.HasPrefix(line, threadInfo1):
+		id := line[len(threadInfo1):]
+		i := bytes.Index(id, priority)
+		if i < 0 || bytes.IndexByte(id[:i], ' ') >= 0 {
+			return nil
+		}
+		if p.tname && p.tid {
+			p.name = append(append(p.name, '-'), id[:i]...)
+			p.hasName = true
+		}
+	case bytes.HasPrefix(line, stackTrace):
+		f := line[len(stackTrace):]
+		if i := bytes.IndexByte(f, '('); i >= 0 {
+			f = f[:i]
+		}
+		if p.shorten {
+			p.arena = shortenPkgs(p.arena, f)
+		} else {
+			p.arena = append(p.arena, f...)
+		}
+		p.ends = append(p.ends, len(p.arena))
+	}
+	return nil
+}
+
+// isThreadHeader: the rest of `3XMTHREADINFO      "NAME" …, state:S, …`
+// matches the script's /"([^"]*).* state:(.*), /.
+func isThreadHeader(h []byte) bool {
+	i := bytes.Index(h, statePart)
+	return i >= 0 && bytes.Contains(h[i+len(statePart):], []byte(", "))
+}
+
+// flush ends the current thread: one sample of its stack, its name
+// first when it has one.
+func (p *parser) flush() error {
+	defer func() {
+		p.hasName = false
+		p.arena, p.ends = p.arena[:0], p.ends[:0]
+	}()
+	if !p.hasName && len(p.ends) == 0 {
+		return nil
+	}
+	s := p.stack[:0]
+	sep := false
+	if p.hasName {
+		s = append(s, p.name...)
+		sep = true
+	}
+	for i := len(p.ends) - 1; i >= 0; i-- {
+		start := 0
+		if i > 0 {
+			start = p.ends[i-1]
+		}
+		if sep {
+			s = append(s, ';')
+		}
+		sep = true
+		s = append(s, p.arena[start:p.ends[i]]...)
+	}
+	if len(s) == 0 {
+		s = append(s, '-') // a thread named "" with no frames: "" is no stack
+	}
+	p.stack = s
+	p.threads++
+	return p.emit(s, fold.Int(1))
+}
+
+func (p *parser) End() error { return p.flush() }
+
+func (p *parser) Stats() string { return fmt.Sprintf("%d threads", p.threads) }
+
+// shortenPkgs appends f to dst with its package names cut to their
+// first letters. Frames with '.'-separated packages are cut as the
+// script cuts them (every run of word characters before Class.method to
+// its first); javacore frames, whose packages are separated by '/'
+// (java/util/HashMap.put), are cut before the class
+// (j/u/HashMap.put). A frame with no package is kept as it is.
+func shortenPkgs(dst, f []byte) []byte {
+	m := bytes.LastIndexByte(f, '.')
+	if m <= 0 || m == len(f)-1 {
+		return append(dst, f...)
+	}
+	cut := -1 // where Class.method starts
+	if q := bytes.LastIndexByte(f[:m], '.'); q >= 0 && q+1 < m {
+		cut = q + 1
+	} else if q < 0 {
+		if k := bytes.LastIndexByte(f[:m], '/'); k >= 0 {
+			// A hidden class (Foo$$Lambda$21/0x…) is part of the class name.
+			if bytes.HasPrefix(f[k+1:], []byte("0x")) {
+				if k2 := bytes.LastIndexByte(f[:k], '/'); k2 >= 0 {
+					k = k2
+				} else {
+					k = -1
+				}
+			}
+			if k >= 0 {
+				cut = k + 1
+			}
+		}
+	}
+	if cut <= 0 {
+		return append(dst, f...)
+	}
+	inWord := false
+	for _, c := range f[:cut] {
+		w := isWord(c)
+		if !w || !inWord {
+			dst = append(dst, c)
+		}
+		inWord = w
+	}
+	return append(dst, f[cut:]...)
+}
+
+func isWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// sniff is Sure on a javacore: its section lines (0SECTION, 1TISIGINFO)
+// or the thread lines the script reads (3XMTHREADINFO, 4XESTACKTRACE).
+func sniff(prefix []byte) format.Score {
+	for len(prefix) > 0 {
+		line := prefix
+		i := bytes.IndexByte(prefix, '\n')
+		if i >= 0 {
+			line, prefix = prefix[:i], prefix[i+1:]
+		} else {
+			prefix = nil
+		}
+		for _, mark := range [][]byte{[]byte("0SECTION       "), []byte("1TISIGINFO     "), threadInfo, []byte("3XMTHREADINFO3           "), stackTrace} {
+			if bytes.HasPrefix(line, mark) {
+				return format.Sure
+			}
+		}
+	}
+	return format.No
+}

@@ -1,0 +1,370 @@
+package javaexceptions
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Format is the Java exceptions input format.
+var Format = format.Format{
+	Name:     "java-exceptions",
+	Replaces: "stackcollapse-java-exceptions.pl",
+	Sniff:    sniff,
+	Flags: []format.Flag{
+		{Name: "shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: shorten package names to their initials (java.util.concurrent.FutureTask.run becomes j.u.c.FutureTask.run)"},
+		{Name: "no-shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: keep package names whole (the default)"},
+		{Name: "no-pkgs", Kind: format.Bool, Default: "false", Usage: "java-exceptions: leave package names out (Class.method alone)"},
+	},
+	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		return newParser(opts, emit, diag, true)
+	},
+}
+
+func newParser(opts format.Options, emit format.EmitFunc, diag *stream.Diag, fixes bool) (*parser, error) {
+	short := opts.Bool("shorten-pkgs")
+	if opts.Bool("no-shorten-pkgs") {
+		if short {
+			return nil, errors.New("--shorten-pkgs and --no-shorten-pkgs contradict each other")
+		}
+	}
+	return &parser{emit: emit, shorten: short, noPkgs: opts.Bool("no-pkgs"), restore: fixes, keepLocks: fixes, encl: -1}, nil
+}
+
+// maxDepth bounds how deep suppressed exceptions nest (one tab a level)
+// for "... N more": deeper ones are read as new traces.
+const maxDepth = 32
+
+// trace is the frames of one printed trace, leaf first, back to back.
+type trace struct {
+	arena []byte
+	ends  []int
+}
+
+func (t *trace) reset() { t.arena, t.ends = t.arena[:0], t.ends[:0] }
+func (t *trace) n() int { return len(t.ends) }
+func (t *trace) frame(i int) []byte {
+	s := 0
+	if i > 0 {
+		s = t.ends[i-1]
+	}
+	return t.arena[s:t.ends[i]]
+}
+func (t *trace) add(f []byte) {
+	t.arena = append(t.arena, f...)
+	t.ends = append(t.ends, len(t.arena))
+}
+
+type parser struct {
+	emit            format.EmitFunc
+	shorten, noPkgs bool
+	// restore and keepLocks are pfold's fixes of the script ("... N
+	// more" frames, lock lines); the tests turn them off to compare
+	// with the script.
+	restore, keepLocks bool
+
+	cur         trace
+	depth, encl int     // cur's nesting (tabs) and the level it shares frames with (-1: none)
+	levels      []trace // levels[d]: the whole trace last read at depth d
+	nlevels     int
+	stack       []byte
+	tmp         []byte
+
+	traces, restored int
+}
+
+var atPrefix = []byte("at ")
+
+func (p *parser) Line(name string, n int, line []byte) error {
+	if len(line) > 0 && line[len(line)-1] == '\r' {
+		line = line[:len(line)-1]
+	}
+	rest := trimSpace(line)
+	if bytes.HasPrefix(rest, atPrefix) {
+		f := rest[len(atPrefix):]
+		if i := bytes.IndexByte(f, '('); i >= 0 {
+			f = f[:i]
+		}
+		p.addFrame(f)
+		return nil
+	}
+	if p.cur.n() > 0 {
+		if bytes.Contains(line, []byte("waiting on ")) {
+			return nil // a thread dump's lock line, as the script skips it
+		}
+		if p.keepLocks && isLockLine(rest) {
+			return nil
+		}
+		more, isMore := moreLine(rest)
+		if isMore && p.restore {
+			p.restoreFrames(more)
+		}
+		if err := p.flush(); err != nil {
+			return err
+		}
+		if !isMore {
+			p.header(line)
+		}
+		return nil
+	}
+	if p.restore {
+		if more, isMore := moreLine(rest); isMore && p.encl >= 0 {
+			// A trace whose frames are all in common with the one
+			// enclosing it ("Caused by: …" then "... 4 more").
+			p.restoreFrames(more)
+			return p.flush()
+		}
+	}
+	p.header(line)
+	return nil
+}
+
+func (p *parser) addFrame(f []byte) {
+	if !p.shorten && !p.noPkgs {
+		p.cur.add(f)
+		return
+	}
+	if p.noPkgs {
+		p.cur.add(classMethod(f))
+		return
+	}
+	p.tmp = shortenPkgs(p.tmp[:0], f)
+	p.cur.add(p.tmp)
+}
+
+// header notes what the line that starts the next trace says of its
+// nesting: "Caused by: " shares frames with the trace last read at its
+// depth, "\tSuppressed: " with the one a level up; any other line
+// starts afresh.
+func (p *parser) header(line []byte) {
+	tabs := 0
+	for tabs < len(line) && line[tabs] == '\t' {
+		tabs++
+	}
+	r := line[tabs:]
+	switch {
+	case tabs <= maxDepth && bytes.HasPrefix(r, []byte("Caused by: ")):
+		p.depth, p.encl = tabs, tabs
+	case tabs <= maxDepth && bytes.HasPrefix(r, []byte("Suppressed: ")):
+		p.depth, p.encl = tabs, tabs-1
+	default:
+		p.depth, p.encl, p.nlevels = 0, -1, 0
+	}
+	if p.encl >= p.nlevels {
+		p.encl = -1
+	}
+}
+
+// restoreFrames appends to the current trace, as its outermost frames,
+// the last n frames of the trace it shares them with.
+func (p *parser) restoreFrames(n int) {
+	if p.encl < 0 || p.encl >= p.nlevels {
+		return
+	}
+	e := &p.levels[p.encl]
+	if n <= 0 || n > e.n() {
+		return
+	}
+	for i := e.n() - n; i < e.n(); i++ {
+		p.cur.add(e.frame(i))
+	}
+	p.restored++
+}
+
+// flush emits the current trace, root first, and keeps it whole as the
+// trace its causes and suppressed exceptions share frames with.
+func (p *parser) flush() error {
+	if p.cur.n() == 0 {
+		return nil
+	}
+	s := p.stack[:0]
+	for i := p.cur.n() - 1; i >= 0; i-- {
+		s = append(s, p.cur.frame(i)...)
+		if i > 0 {
+			s = append(s, ';')
+		}
+	}
+	if len(s) == 0 {
+		s = append(s, '-') // one frame with no name ("at (…)"): "" is no stack
+	}
+	p.stack = s
+	p.traces++
+	err := p.emit(s, fold.Int(1))
+	if p.restore {
+		d := p.depth
+		for len(p.levels) <= d {
+			p.levels = append(p.levels, trace{})
+		}
+		p.levels[d], p.cur = p.cur, p.levels[d]
+		p.nlevels = d + 1
+	}
+	p.cur.reset()
+	return err
+}
+
+func (p *parser) End() error {
+	err := p.flush()
+	p.depth, p.encl, p.nlevels = 0, -1, 0
+	return err
+}
+
+func (p *parser) Stats() string {
+	return fmt.Sprintf("%d stack traces, %d completed from \"... N more\"", p.traces, p.restored)
+}
+
+// moreLine reads "... N more" (Throwable.printStackTrace) or "... N
+// common frames omitted" (logback).
+func moreLine(rest []byte) (int, bool) {
+	r, ok := bytes.CutPrefix(rest, []byte("... "))
+	if !ok {
+		return 0, false
+	}
+	n, i := 0, 0
+	for i < len(r) && r[i] >= '0' && r[i] <= '9' && i < 9 {
+		n = n*10 + int(r[i]-'0')
+		i++
+	}
+	if i == 0 {
+		return 0, false
+	}
+	switch string(bytes.TrimRight(r[i:], " \t")) {
+	case " more", " common frames omitted":
+		return n, true
+	}
+	return 0, false
+}
+
+// isLockLine reports the lock lines of thread dumps (jstack: "- locked
+// <0x…>", ThreadInfo.toString: "-  blocked on …"), which sit between
+// one thread's frames.
+func isLockLine(rest []byte) bool {
+	if len(rest) == 0 || rest[0] != '-' {
+		return false
+	}
+	r := trimSpace(rest[1:])
+	for _, w := range []string{"locked ", "waiting to lock ", "waiting to re-lock ", "parking to wait for ", "blocked on ", "eliminated "} {
+		if bytes.HasPrefix(r, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// classMethod is --no-pkgs: the last two dot-separated parts of f; f
+// as it is when it has no package.
+func classMethod(f []byte) []byte {
+	m := bytes.LastIndexByte(f, '.')
+	if m <= 0 || m == len(f)-1 {
+		return f
+	}
+	q := bytes.LastIndexByte(f[:m], '.')
+	if q < 0 || q+1 == m {
+		return f
+	}
+	return f[q+1:]
+}
+
+// shortenPkgs appends f to dst with its package names cut to their
+// first letters, as the script's --shorten-pkgs does: every run of word
+// characters before Class.method is cut to its first. A frame with no
+// package is kept as it is (the script makes it empty).
+func shortenPkgs(dst, f []byte) []byte {
+	cm := classMethod(f)
+	if len(cm) == len(f) {
+		return append(dst, f...)
+	}
+	inWord := false
+	for _, c := range f[:len(f)-len(cm)] {
+		w := isWord(c)
+		if !w || !inWord {
+			dst = append(dst, c)
+		}
+		inWord = w
+	}
+	return append(dst, cm...)
+}
+
+func isWord(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+}
+
+// isSpace is Perl's \s on bytes: space, \t, \n, \v, \f, \r.
+func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// sniff is Sure on a Java exception in a log: a line naming an
+// exception (java.io.IOException: …, Caused by: …, Exception in thread
+// …) followed by its first "at" frame. A thread dump (jstack's format)
+// is not taken for one.
+func sniff(prefix []byte) format.Score {
+	var prev []byte
+	found := false
+	for len(prefix) > 0 {
+		line := prefix
+		i := bytes.IndexByte(prefix, '\n')
+		if i >= 0 {
+			line, prefix = prefix[:i], prefix[i+1:]
+		} else {
+			prefix = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if bytes.Contains(line, []byte("java.lang.Thread.State: ")) || bytes.HasPrefix(line, []byte("Full thread dump ")) {
+			return format.No
+		}
+		if !found && prev != nil && len(line) > 0 && isSpace(line[0]) && isFrame(trimSpace(line)) && isException(prev) {
+			found = true
+		}
+		prev = line
+	}
+	if found {
+		return format.Sure
+	}
+	return format.No
+}
+
+// isFrame: "at pkg.Class.method(" as StackTraceElement prints it.
+func isFrame(rest []byte) bool {
+	f, ok := bytes.CutPrefix(rest, atPrefix)
+	if !ok {
+		return false
+	}
+	i := bytes.IndexByte(f, '(')
+	return i > 0 && bytes.IndexByte(f[:i], '.') > 0 && bytes.IndexAny(f[:i], " \t;") < 0 && bytes.HasSuffix(f, []byte(")"))
+}
+
+// isException: the line a printed exception starts with.
+func isException(line []byte) bool {
+	r := trimSpace(line)
+	for _, p := range []string{"Caused by: ", "Suppressed: ", "Exception in thread "} {
+		if bytes.HasPrefix(r, []byte(p)) {
+			return true
+		}
+	}
+	// A class name: dotted Java identifiers, the last ending in
+	// Exception, Error or Throwable, then ':' or the end.
+	end := len(r)
+	if i := bytes.IndexByte(r, ':'); i >= 0 {
+		end = i
+	}
+	name := r[:end]
+	if len(name) == 0 || bytes.IndexByte(name, '.') < 0 {
+		return false
+	}
+	for _, c := range name {
+		if !isWord(c) && c != '.' && c != '$' {
+			return false
+		}
+	}
+	last := name[bytes.LastIndexByte(name, '.')+1:]
+	return bytes.HasSuffix(last, []byte("Exception")) || bytes.HasSuffix(last, []byte("Error")) || bytes.HasSuffix(last, []byte("Throwable"))
+}
