@@ -72,6 +72,10 @@ var fixtures = map[string]string{
 	"../testdata/faulthandler/*.txt":                  "faulthandler",
 	"../testdata/goraw/*.txt":                         "go",
 	"../testdata/pprofproto/*.pb.gz":                  "pprof",
+	"../testdata/jstack/*.txt":                        "jstack",
+	"../testdata/ibmjava/*.txt":                       "ibmjava",
+	"../testdata/javaexceptions/*.log":                "java-exceptions",
+	"../testdata/ljp/*.txt":                           "ljp",
 	// Every format's oracle and golden outputs are folded stacks.
 	"../testdata/*/*.oracle.folded": "folded",
 	"../testdata/*/golden/*.folded": "folded",

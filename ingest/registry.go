@@ -12,7 +12,11 @@ import (
 	"github.com/pfold/pfold/ingest/gdb"
 	"github.com/pfold/pfold/ingest/ghcprof"
 	"github.com/pfold/pfold/ingest/goraw"
+	"github.com/pfold/pfold/ingest/ibmjava"
 	"github.com/pfold/pfold/ingest/igprof"
+	"github.com/pfold/pfold/ingest/javaexceptions"
+	"github.com/pfold/pfold/ingest/jstack"
+	"github.com/pfold/pfold/ingest/ljp"
 	"github.com/pfold/pfold/ingest/perfdata"
 	"github.com/pfold/pfold/ingest/perfreport"
 	"github.com/pfold/pfold/ingest/perfscript"
@@ -34,6 +38,10 @@ var Registered = []format.Format{
 	ghcprof.Format,
 	xdebug.Format,
 	faulthandler.Format,
+	jstack.Format,
+	ibmjava.Format,
+	javaexceptions.Format,
+	ljp.Format,
 	gdb.Format,
 	elfutils.Format,
 	dtrace.Format,
