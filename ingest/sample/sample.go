@@ -88,7 +88,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 		return nil
 	}
-	line = bytes.TrimRight(line, " \t\r\n\f\v")
+	line = trimSpaceRight(line)
 	if len(line) == 0 {
 		return nil
 	}
@@ -294,4 +294,17 @@ func (p *parser) Stats() string {
 		return ""
 	}
 	return fmt.Sprintf("%d samples in %d stacks of waiting threads left out", p.idleSamples, p.idleStacks)
+}
+
+// trimSpaceRight drops trailing white space (and a CRLF file's '\r').
+func trimSpaceRight(b []byte) []byte {
+	for len(b) > 0 {
+		switch b[len(b)-1] {
+		case ' ', '\t', '\r', '\n', '\f', '\v':
+			b = b[:len(b)-1]
+		default:
+			return b
+		}
+	}
+	return b
 }
