@@ -161,7 +161,11 @@ func (p *parser) parse(rest []byte) (uint64, []byte, string) {
 		f = append(f, module...)
 		f = append(f, '`')
 	}
-	f = appendRust(f, fn)
+	n := len(f)
+	if f = appendRust(f, fn); len(f) == n {
+		// Nothing but a hash ("h0123456789abcdef"): keep it.
+		f = append(f, fn...)
+	}
 	for i, c := range f {
 		if c == ';' {
 			f[i] = ':'

@@ -446,3 +446,12 @@ func BenchmarkSample(b *testing.B) {
 		}
 	}
 }
+
+// TestNoEmptyFrames: a name that is nothing but a Rust hash stays as it
+// is rather than becoming an empty frame (found by FuzzSample).
+func TestNoEmptyFrames(t *testing.T) {
+	res := fold1(t, nil, "x", []byte(banner+"    1 h0123456789abcdef0\n    + 1 ::h0123456789abcdef  (in m) + 1  [0x1]\n"+endLine+"\n"))
+	if want := "h0123456789abcdef0;m`::h0123456789abcdef 1\n"; res.Folded != want {
+		t.Errorf("%q, want %q", res.Folded, want)
+	}
+}

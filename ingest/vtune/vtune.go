@@ -89,6 +89,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 			return err
 		}
 	}
+	if len(p.fields[0]) == 0 {
+		if err := p.diag.Malformed(name, n, line, "no function name (the frame is named "+unknown+")"); err != nil {
+			return err
+		}
+		p.fields[0] = []byte(unknown)
+	}
 	var module []byte
 	if p.modCol >= 0 && !p.noModules {
 		module = p.fields[p.modCol]
