@@ -102,6 +102,9 @@ func (p *parser) Line(name string, n int, line []byte) error {
 // bad reports a row whose frame cannot be read; when its level can be,
 // a placeholder keeps the rows under it in place.
 func (p *parser) bad(name string, n int, line []byte, why string) error {
+	if len(p.fields) == 0 {
+		return p.diag.Malformed(name, n, line, why)
+	}
 	level, err := parseNumber(p.fields[0])
 	if err != "" || level > 1<<20 {
 		return p.diag.Malformed(name, n, line, why)
