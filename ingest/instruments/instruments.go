@@ -52,7 +52,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return p.diag.Malformed(name, n, line, why)
 	}
 	if r.depth > len(p.ends) {
-		if err := p.diag.Malformed(name, n, line, fmt.Sprintf("indented %d levels under its parent (the missing frames are named %s)", r.depth-len(p.ends), unknown)); err != nil {
+		if err := p.diag.Malformed(name, n, line, missing(r.depth-len(p.ends))); err != nil {
 			return err
 		}
 	}
@@ -266,4 +266,13 @@ func trimSpaceRight(b []byte) []byte {
 func (p *parser) End() error {
 	p.stack, p.ends = p.stack[:0], p.ends[:0]
 	return nil
+}
+
+// missing says that k levels are missing above a row, and what stands
+// in for them.
+func missing(k int) string {
+	if k == 1 {
+		return "a level is missing above this; the frame there is named " + unknown
+	}
+	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, unknown)
 }

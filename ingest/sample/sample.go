@@ -111,7 +111,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	}
 	depth := (indent - 4) / 2
 	if depth > len(p.levels) {
-		if err := p.diag.Malformed(name, n, line, fmt.Sprintf("indented %d levels under its parent (a level is missing; its frame is named %s)", depth-len(p.levels), unknown)); err != nil {
+		if err := p.diag.Malformed(name, n, line, missing(depth-len(p.levels))); err != nil {
 			return err
 		}
 	}
@@ -311,4 +311,13 @@ func trimSpaceRight(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// missing says that k levels are missing above a row, and what stands
+// in for them.
+func missing(k int) string {
+	if k == 1 {
+		return "a level is missing above this; the frame there is named " + unknown
+	}
+	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, unknown)
 }

@@ -224,7 +224,7 @@ func (p *parser) fill(name string, n int, line []byte, depth int) error {
 	if depth <= len(p.frames) {
 		return nil
 	}
-	if err := p.diag.Malformed(name, n, line, fmt.Sprintf("%d levels under its parent (the missing frames are named %s)", depth-len(p.frames), unknown)); err != nil {
+	if err := p.diag.Malformed(name, n, line, missing(depth-len(p.frames))); err != nil {
 		return err
 	}
 	for len(p.frames) < depth {
@@ -347,4 +347,13 @@ func (p *parser) End() error {
 	p.layout, p.last = none, 0
 	p.frames, p.stack = p.frames[:0], p.stack[:0]
 	return err
+}
+
+// missing says that k levels are missing above a row, and what stands
+// in for them.
+func missing(k int) string {
+	if k == 1 {
+		return "a level is missing above this; the frame there is named " + unknown
+	}
+	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, unknown)
 }

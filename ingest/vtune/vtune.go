@@ -66,7 +66,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		depth++
 	}
 	if depth > len(p.ends) {
-		if err := p.diag.Malformed(name, n, line, fmt.Sprintf("indented %d levels under its parent (the missing frames are named %s)", depth-len(p.ends), unknown)); err != nil {
+		if err := p.diag.Malformed(name, n, line, missing(depth-len(p.ends))); err != nil {
 			return err
 		}
 	}
@@ -244,4 +244,13 @@ func trimSpaceRight(b []byte) []byte {
 		}
 	}
 	return b
+}
+
+// missing says that k levels are missing above a row, and what stands
+// in for them.
+func missing(k int) string {
+	if k == 1 {
+		return "a level is missing above this; the frame there is named " + unknown
+	}
+	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, unknown)
 }

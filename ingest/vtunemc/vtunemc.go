@@ -65,7 +65,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		depth++
 	}
 	if depth > len(p.ends) {
-		if err := p.diag.Malformed(name, n, line, fmt.Sprintf("indented %d levels under its parent (the missing frames are named %s)", depth-len(p.ends), unknown)); err != nil {
+		if err := p.diag.Malformed(name, n, line, missing(depth-len(p.ends))); err != nil {
 			return err
 		}
 	}
@@ -208,4 +208,13 @@ func (p *parser) End() error {
 	p.header, p.refused, p.last = false, false, 0
 	p.stack, p.ends = p.stack[:0], p.ends[:0]
 	return err
+}
+
+// missing says that k levels are missing above a row, and what stands
+// in for them.
+func missing(k int) string {
+	if k == 1 {
+		return "a level is missing above this; the frame there is named " + unknown
+	}
+	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, unknown)
 }
