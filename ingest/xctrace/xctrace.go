@@ -187,7 +187,8 @@ func (p *parser) start(t xml.StartElement) error {
 	return nil
 }
 
-// frameName is name as a folded frame: Rust finished, ';' made ':'.
+// frameName is name as a folded frame: Rust finished, ';' made ':', and
+// line ends (an attribute may hold "&#10;") made spaces.
 func frameName(name string) []byte {
 	if name == "" {
 		return []byte(unknown)
@@ -197,8 +198,11 @@ func frameName(name string) []byte {
 		f = []byte(name)
 	}
 	for i, c := range f {
-		if c == ';' {
+		switch c {
+		case ';':
 			f[i] = ':'
+		case '\n', '\r':
+			f[i] = ' '
 		}
 	}
 	return f

@@ -87,7 +87,7 @@ func TestReferences(t *testing.T) {
 <row><sentinel/></row>
 <row><backtrace id="20"><frame id="21" name="_$LT$T$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef" addr="0x3"></frame><frame ref="13"/></backtrace></row>
 </node>
-<node><row><backtrace ref="20"/></row><row><backtrace id="30"><frame id="31" name="x;y"/><frame ref="11"/><frame ref="13"/></backtrace></row></node>
+<node><row><backtrace ref="20"/></row><row><backtrace id="30"><frame id="31" name="x;&#10;y"/><frame ref="11"/><frame ref="13"/></backtrace></row></node>
 </trace-query-result>
 `
 	var p *parser
@@ -101,7 +101,7 @@ func TestReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "main;<T as core::fmt::Debug>::fmt 2\nmain;leaf 2\nmain;leaf;x:y 1\n"
+	want := "main;<T as core::fmt::Debug>::fmt 2\nmain;leaf 2\nmain;leaf;x: y 1\n"
 	if res.Folded != want || res.Malformed != 0 {
 		t.Errorf("%s\nwant\n%s%s", res.Folded, want, res.Warnings)
 	}
