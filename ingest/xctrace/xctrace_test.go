@@ -1,0 +1,225 @@
+package xctrace
+
+import (
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/format/formattest"
+	"github.com/pfold/pfold/stream"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+const dir = "../../testdata/xctrace"
+
+func read(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.HasSuffix(name, ".gz") {
+		r, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+func fold1(t testing.TB, inputs ...formattest.Input) formattest.Result {
+	t.Helper()
+	res, err := formattest.Fold(Format, nil, inputs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestGolden folds inferno's two exports; the goldens equal
+// inferno-collapse-xctrace's output (testdata/xctrace/*.oracle.folded,
+// run here).
+func TestGolden(t *testing.T) {
+	for _, base := range []string{"basic", "simple_frame_without_binary_info"} {
+		t.Run(base, func(t *testing.T) {
+			res := fold1(t, formattest.Input{Name: base, Data: read(t, base+".xml.gz")})
+			if res.Malformed != 0 {
+				t.Errorf("warnings: %s", res.Warnings)
+			}
+			golden := filepath.Join("golden", base+".folded")
+			if *update {
+				os.MkdirAll(filepath.Join(dir, "golden"), 0o755)
+				os.WriteFile(filepath.Join(dir, golden), []byte(res.Folded), 0o644)
+			}
+			want := string(read(t, golden))
+			if res.Folded != want {
+				t.Fatalf("output differs from %s", golden)
+			}
+			if oracle := string(read(t, base+".inferno.oracle.folded")); want != oracle {
+				t.Errorf("golden differs from inferno's output")
+			}
+		})
+	}
+}
+
+const head = `<?xml version="1.0"?>
+<trace-query-result>
+<node xpath='//trace-toc[1]/run[1]/data[1]/table[11]'><schema name="time-profile"><col><mnemonic>stack</mnemonic></col></schema>
+`
+
+// TestReferences: frames and backtraces written once and referred to
+// after, rows without a backtrace, several nodes, Rust names.
+func TestReferences(t *testing.T) {
+	doc := head + `<row><weight id="9" fmt="1.00 ms">1000000</weight><backtrace id="10"><frame id="11" name="leaf" addr="0x1"><binary id="12" name="a"/></frame><frame id="13" name="main" addr="0x2"/></backtrace></row>
+<row><weight ref="9"/><backtrace ref="10"/></row>
+<row><sentinel/></row>
+<row><backtrace id="20"><frame id="21" name="_$LT$T$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef" addr="0x3"></frame><frame ref="13"/></backtrace></row>
+</node>
+<node><row><backtrace ref="20"/></row><row><backtrace id="30"><frame id="31" name="x;&#10;y"/><frame ref="11"/><frame ref="13"/></backtrace></row></node>
+</trace-query-result>
+`
+	var p *parser
+	f := Format
+	f.NewDocument = func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
+		q, err := Format.NewDocument(opts, emit, diag)
+		p = q.(*parser)
+		return q, err
+	}
+	res, err := formattest.Fold(f, nil, formattest.Input{Name: "x", Data: []byte(doc)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "main;<T as core::fmt::Debug>::fmt 2\nmain;leaf 2\nmain;leaf;x: y 1\n"
+	if res.Folded != want || res.Malformed != 0 {
+		t.Errorf("%s\nwant\n%s%s", res.Folded, want, res.Warnings)
+	}
+	if s := p.Stats(); s != "6 rows, 1 without a backtrace left out" {
+		t.Errorf("stats %q", s)
+	}
+}
+
+// TestMalformed: what inferno stops at is reported; the rows read are
+// kept.
+func TestMalformed(t *testing.T) {
+	cases := []struct {
+		name, doc, want string
+		warnings        int
+		at              string
+	}{
+		{"unknown backtrace ref", head + "<row><backtrace ref=\"99\"/></row><row><backtrace id=\"1\"><frame id=\"2\" name=\"a\"/></backtrace></row></node></trace-query-result>",
+			"a 1\n", 1, "x:4:"},
+		{"unknown frame ref", head + "<row><backtrace id=\"1\"><frame ref=\"7\"/><frame id=\"2\" name=\"a\"/></backtrace></row></node></trace-query-result>",
+			"a;[unknown] 1\n", 1, "x:4:"},
+		{"frame without name", head + "<row><backtrace id=\"1\"><frame id=\"2\"/></backtrace></row></node></trace-query-result>",
+			"[unknown] 1\n", 1, "x:4:"},
+		{"cut short", head + "<row><backtrace id=\"1\"><frame id=\"2\" name=\"a\"/></backtrace></row>\n<row><backtrace ref=\"1\"/>",
+			"a 1\n", 1, "x:5:"},
+		{"not XML", head + "<row><backtrace id=\"1\"><frame id=\"2\" name=\"a\"/></backtrace></row>\n<row <<</row>",
+			"a 1\n", 1, "x:5:"},
+		{"second id", head + "<row><backtrace id=\"1\"><frame id=\"2\" name=\"a\"/></backtrace></row>\n<row><backtrace id=\"1\"><frame id=\"3\" name=\"b\"/></backtrace></row><row><backtrace ref=\"1\"/></row></node></trace-query-result>",
+			"a 1\nb 2\n", 1, "x:5:"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := fold1(t, formattest.Input{Name: "x", Data: []byte(tc.doc)})
+			if res.Folded != tc.want || res.Malformed != tc.warnings || !strings.Contains(res.Warnings, tc.at) {
+				t.Errorf("%s\nwant\n%s%s", res.Folded, tc.want, res.Warnings)
+			}
+			if _, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: "x", Data: []byte(tc.doc)}); err == nil || !strings.Contains(err.Error(), tc.at) {
+				t.Errorf("strict: %v", err)
+			}
+		})
+	}
+	// References do not reach into the next input.
+	a := head + `<row><backtrace id="1"><frame id="2" name="a"/></backtrace></row></node></trace-query-result>`
+	b := head + `<row><backtrace ref="1"/></row></node></trace-query-result>`
+	res := fold1(t, formattest.Input{Name: "a", Data: []byte(a)}, formattest.Input{Name: "b", Data: []byte(b)})
+	if res.Folded != "a 1\n" || res.Malformed != 1 || !strings.Contains(res.Warnings, "b:4:") {
+		t.Errorf("%s%s", res.Folded, res.Warnings)
+	}
+	// Rows outside <trace-query-result><node> are not read.
+	res = fold1(t, formattest.Input{Name: "c", Data: []byte(`<?xml version="1.0"?><other><node><row><backtrace id="1"><frame id="2" name="a"/></backtrace></row></node></other>`)})
+	if res.Folded != "" || res.Malformed != 0 {
+		t.Errorf("%q %s", res.Folded, res.Warnings)
+	}
+}
+
+var notSure = []string{
+	"../perf/recorded/*.txt", "../perf/recorded/*.gz", "../perf/flamegraph/*.txt", "../dtrace/*.txt",
+	"../pfilter/iperf.folded", "../stackprof/*.json", "../stackprof/*.dump", "../igprof/*.gz",
+	"../igprof/*.txt", "../perfreport/*.txt",
+	"../sample/*.txt", "../sample/*.gz", "../instruments/*.txt", "../vtune/*.csv", "../vtunemc/*.csv", "../vsprof/*.csv",
+}
+
+func TestSniff(t *testing.T) {
+	for _, f := range []string{"basic.xml.gz", "simple_frame_without_binary_info.xml.gz"} {
+		b := read(t, f)
+		if s := Format.Sniff(b[:format.SniffSize]); s != format.Sure {
+			t.Errorf("%s: %v", f, s)
+		}
+	}
+	n := 0
+	for _, g := range notSure {
+		others, _ := filepath.Glob(filepath.Join(dir, g))
+		for _, p := range others {
+			n++
+			rel, _ := filepath.Rel(dir, p)
+			b := read(t, rel)
+			if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
+				t.Errorf("%s taken for xctrace", p)
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("only %d other inputs", n)
+	}
+	rnd := make([]byte, 4096)
+	rand.New(rand.NewSource(1)).Read(rnd)
+	for _, s := range []string{
+		"Nov  2 10:00:01 host kernel: <?xml <trace-query-result>\n",
+		string(rnd),
+		`{"xml": "<trace-query-result>"}`,
+		`<?xml version="1.0"?><trace-toc><run number="1"/></trace-toc>`,
+		`<?xml version="1.0"?><svg><text>trace-query-result</text></svg>`,
+	} {
+		if Format.Sniff([]byte(s)) == format.Sure {
+			t.Errorf("%.40q taken for xctrace", s)
+		}
+	}
+}
+
+func FuzzXCTrace(f *testing.F) {
+	b := read(f, "basic.xml.gz")
+	i := bytes.Index(b[20000:], []byte("</row>")) + 20000 + len("</row>")
+	f.Add(append(b[:i:i], "</node></trace-query-result>\n"...))
+	f.Add([]byte(head + `<row><backtrace id="1"><frame id="2" name="a"/><frame ref="2"/></backtrace></row><row><backtrace ref="1"/></row></node></trace-query-result>`))
+	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+}
+
+// BenchmarkXCTrace folds inferno's basic.xml (1.8 MB, 9581 samples), the
+// stacks going nowhere: the parser alone.
+func BenchmarkXCTrace(b *testing.B) {
+	data := read(b, "basic.xml.gz")
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	emit := func([]byte, fold.Count) error { return nil }
+	diag := stream.NewDiag(io.Discard, false)
+	for b.Loop() {
+		p, _ := Format.NewDocument(format.MapOptions{}, emit, diag)
+		if err := p.Read("x", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
