@@ -14,6 +14,7 @@ import (
 	"github.com/pfold/pfold/ingest/goraw"
 	"github.com/pfold/pfold/ingest/ibmjava"
 	"github.com/pfold/pfold/ingest/igprof"
+	"github.com/pfold/pfold/ingest/instruments"
 	"github.com/pfold/pfold/ingest/javaexceptions"
 	"github.com/pfold/pfold/ingest/jstack"
 	"github.com/pfold/pfold/ingest/ljp"
@@ -21,7 +22,12 @@ import (
 	"github.com/pfold/pfold/ingest/perfreport"
 	"github.com/pfold/pfold/ingest/perfscript"
 	"github.com/pfold/pfold/ingest/pprofproto"
+	"github.com/pfold/pfold/ingest/sample"
 	"github.com/pfold/pfold/ingest/stackprof"
+	"github.com/pfold/pfold/ingest/vsprof"
+	"github.com/pfold/pfold/ingest/vtune"
+	"github.com/pfold/pfold/ingest/vtunemc"
+	"github.com/pfold/pfold/ingest/xctrace"
 	"github.com/pfold/pfold/ingest/xdebug"
 )
 
@@ -42,6 +48,12 @@ var Registered = []format.Format{
 	ibmjava.Format,
 	javaexceptions.Format,
 	ljp.Format,
+	sample.Format,
+	instruments.Format,
+	xctrace.Format,
+	vtune.Format,
+	vtunemc.Format,
+	vsprof.Format,
 	gdb.Format,
 	elfutils.Format,
 	dtrace.Format,
