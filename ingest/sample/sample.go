@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/rustname"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -162,7 +163,7 @@ func (p *parser) parse(rest []byte) (uint64, []byte, string) {
 		f = append(f, '`')
 	}
 	n := len(f)
-	if f = appendRust(f, fn); len(f) == n {
+	if f = rustname.Append(f, fn); len(f) == n {
 		// Nothing but a hash ("h0123456789abcdef"): keep it.
 		f = append(f, fn...)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/rustname"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -193,7 +194,7 @@ func frameName(name string) []byte {
 	if name == "" {
 		return []byte(unknown)
 	}
-	f := appendRust(nil, []byte(name))
+	f := rustname.Append(nil, []byte(name))
 	if len(f) == 0 {
 		f = []byte(name)
 	}

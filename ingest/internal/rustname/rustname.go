@@ -1,31 +1,41 @@
-package xctrace
+// Package rustname finishes demangling legacy Rust symbols that a
+// profiler printed half demangled, as inferno does
+// ("_$LT$T$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef" is
+// "<T as core::fmt::Debug>::fmt"), for the format packages that meet
+// them (perf script, macOS sample, xctrace).
+//
+// It imports only the standard library.
+package rustname
 
 import "bytes"
 
-// rustHash is the length of a legacy Rust hash suffix: 'h' and 16 hex
-// digits.
-const rustHash = 17
+// hashLen is the length of a legacy Rust hash suffix: 'h' and 16 hex
+// digits, after "::".
+const hashLen = 17
 
-// rustEscape decodes the $…$ escapes of legacy Rust mangling.
-var rustEscape = map[string]string{
+// escapes are the $…$ escapes of legacy Rust mangling.
+var escapes = map[string]string{
 	"$SP$": "@", "$BP$": "*", "$RF$": "&", "$LT$": "<", "$GT$": ">",
 	"$LP$": "(", "$RP$": ")", "$C$": ",", "$u7e$": "~", "$u20$": " ",
 	"$u27$": "'", "$u3d$": "=", "$u5b$": "[", "$u5d$": "]", "$u7b$": "{",
 	"$u7d$": "}", "$u3b$": ";", "$u2b$": "+", "$u21$": "!", "$u22$": "\"",
 }
 
-// appendRust appends to dst the name sym with the demangling of a legacy
-// Rust symbol finished, as inferno finishes what sample and xctrace
-// leave ("_$LT$T$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef"
-// is "<T as core::fmt::Debug>::fmt"): the hash goes, ".." is "::" and
-// the $…$ escapes are decoded. A name without a trailing hash is appended
-// as it is.
-func appendRust(dst, sym []byte) []byte {
+// Legacy reports whether sym ends in a legacy Rust hash ("::h" and 16
+// hex digits), the mark of a name Append changes.
+func Legacy(sym []byte) bool {
 	n := len(sym)
-	if n < rustHash || sym[n-rustHash] != 'h' || !allHex(sym[n-rustHash+1:]) {
+	return n >= hashLen && sym[n-hashLen] == 'h' && allHex(sym[n-hashLen+1:])
+}
+
+// Append appends sym to dst with its demangling finished: the hash goes,
+// ".." is "::" and the $…$ escapes are decoded. A name that is not
+// Legacy is appended as it is.
+func Append(dst, sym []byte) []byte {
+	if !Legacy(sym) {
 		return append(dst, sym...)
 	}
-	rest := bytes.TrimSuffix(sym[:n-rustHash], []byte("::"))
+	rest := bytes.TrimSuffix(sym[:len(sym)-hashLen], []byte("::"))
 	if len(rest) >= 2 && rest[0] == '_' && rest[1] == '$' {
 		rest = rest[1:]
 	}
@@ -44,7 +54,7 @@ func appendRust(dst, sym []byte) []byte {
 			if end < 0 {
 				return append(dst, rest...)
 			}
-			to, ok := rustEscape[string(rest[:end+2])]
+			to, ok := escapes[string(rest[:end+2])]
 			if !ok {
 				return append(dst, rest...)
 			}
