@@ -1,25 +1,33 @@
 /*
 Pfold folds profiler output into flame-graph stacks.
 
-It reads perf script text (from perf record -g, in any layout perf script
-prints), perf report -g folded output, Ruby stackprof dumps (Marshal or
-JSON, profiled with raw: true) and already-folded stacks, and writes
-folded stacks, one line per distinct stack, "process;root;…;leaf COUNT",
-sorted bytewise as stackcollapse-perf.pl prints them, ready for pflame,
-flamegraph.pl or any other tool of the pfold toolkit.
+It reads perf.data recordings, perf script text (from perf record -g, in
+any layout perf script prints) and every format of the stackcollapse
+family — DTrace, bpftrace, SystemTap, perf report -g folded, Go's pprof
+(-raw text and profile.proto), jstack and other Java dumps, gdb and
+eu-stack loops, macOS sample and Instruments, VTune, Visual Studio, GHC
+.prof, Xdebug traces, Python faulthandler, Chrome traces and V8
+.cpuprofile, Ruby stackprof, IgProf, and folded stacks — and writes folded
+stacks, one line per distinct stack, "root;…;leaf COUNT", summed and
+sorted bytewise, ready for pflame, flamegraph.pl or any other tool of the
+pfold toolkit.
 
 Usage:
 
 	pfold [options] [FILE...]
 
 Files are read in order as one stream; with no file, or "-", standard
-input is read. gzip, bzip2, zstd and lz4 input is detected by its magic
-bytes. --format auto (the default) detects each input's format from its
-first 64 KiB; --stats says which it found.
+input is read. gzip, bzip2, zstd, lz4 and xz input is detected by its
+magic bytes. --format auto (the default) detects each input's format from
+its first 64 KiB, and only when that format's marks are there: input that
+fits no format is an error that says what it is, or quotes its first line.
+--stats says which format each input was read as. --format NAME names it.
 
-The perf script options are those of stackcollapse-perf.pl, with the same
-names and meaning: --pid, --tid, --kernel, --jit, --all, --addrs,
---event-filter, --srcline; --skip-after is inferno's.
+Each format takes the options of the script it replaces, with the same
+names and meaning: for perf script, stackcollapse-perf.pl's --pid, --tid,
+--kernel, --jit, --all, --addrs, --event-filter, --srcline, and inferno's
+--skip-after; for jstack, --include-tname, --include-tid, --shorten-pkgs;
+and so on (pfold --help lists them all, each naming its formats).
 
 Perf script input is folded by -j workers (default: every core) over
 chunks cut at sample boundaries; the output is the same for any -j. An
@@ -31,10 +39,11 @@ spill.
 
 Examples:
 
+	perf record -g -- ./app && pfold perf.data | pflame > cpu.svg
 	perf script | pfold > out.folded
 	pfold --pid perf.txt.zst | flamegraph.pl > out.svg
 	pfold --mem 64MiB --stats huge.txt.gz -o out.folded
-	perf report --stdio --no-children -n -g folded,0,caller,count -s comm | pfold
-	pfold profile.dump | ptop --limit 20
+	pfold --include-tid jstacks.txt | pflame > java.svg
+	pfold cpu.pb.gz --sample-index 1 | ptop --limit 20
 */
 package main

@@ -36,7 +36,7 @@ func TestFormats(t *testing.T) {
 	if _, stderr, code := cmdtest.Run(command, "", "--format", "stackprof", report); code != 1 || !strings.Contains(stderr, "stackprof JSON") {
 		t.Errorf("--format stackprof on perf report: exit %d, %s", code, stderr)
 	}
-	if _, stderr, code := cmdtest.Run(command, "a 1\n", "--format", "perf"); code != 2 || !strings.Contains(stderr, "perf-script, dtrace") || !strings.Contains(stderr, "or auto") {
+	if _, stderr, code := cmdtest.Run(command, "a 1\n", "--format", "perf"); code != 2 || !strings.Contains(stderr, "dtrace, perf-script") || !strings.Contains(stderr, "or auto") {
 		t.Errorf("--format perf: exit %d, %s", code, stderr)
 	}
 	if _, stderr, code := cmdtest.Run(command, "hello\n"); code != 1 || !strings.Contains(stderr, `not a profile in a format pfold reads (tried perf-data, `) || !strings.Contains(stderr, `first line: "hello"`) {

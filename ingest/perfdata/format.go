@@ -15,8 +15,8 @@ import (
 // format means on perf.data what it means on perf script output.
 func NewFormat(text format.Format) format.Format {
 	flags := append([]format.Flag{
-		{Name: "symfs", Kind: format.String, Usage: "perf.data: look for binaries and debug files under `DIR`, as perf's --symfs"},
-		{Name: "kallsyms", Kind: format.String, Usage: "perf.data: kernel symbols from `FILE`, as perf's --kallsyms", Default: "/proc/kallsyms when the recording's kernel is the running one"},
+		{Name: "symfs", Kind: format.String, Usage: "perf-data: look for binaries and debug files under `DIR`, as perf's --symfs"},
+		{Name: "kallsyms", Kind: format.String, Usage: "perf-data: kernel symbols from `FILE`, as perf's --kallsyms", Default: "/proc/kallsyms when the recording's kernel is the running one"},
 	}, text.Flags...)
 	return format.Format{
 		Name:        "perf-data",
