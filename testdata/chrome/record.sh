@@ -43,10 +43,4 @@ gzip -9n <"$work/chromium-toplevel.json" >"$here/chromium-toplevel.json.gz"
 	--trace-event-file-pattern "$work/node-prog.json" prog.js >/dev/null)
 cp "$work/node-prog.json" "$here/node-prog.json"
 
-# The oracle: the script's output summed per stack by pfold's folded
-# reader (the script prints "20.0"; pfold "20"), stacks of weight 0
-# dropped (pfold emits none), sorted bytewise.
-for b in chromium-page chromium-toplevel node-prog; do
-	python3 "$fg/stackcollapse-chrome-tracing.py" "$work/$b.json" |
-		"$pfold" --format folded | grep -v ' 0$' | LC_ALL=C sort >"$here/$b.oracle.folded"
-done
+"$here/oracle.sh" "$fg" "$pfold"
