@@ -19,7 +19,9 @@
 //
 // A frame is named as a JavaScript stack trace (Error.stack) names it,
 // which DevTools shows beside each function: "functionName (URL:LINE:COLUMN)",
-// line and column counted from 1, the URL as the profile gives it
+// line and column counted from 1 and giving where the function starts (a
+// node's callFrame is the function, not the line sampled), the URL as the
+// profile gives it
 // ("file:///app/server.js", "node:internal/timers",
 // "https://example.com/app.js"); "(anonymous)" for a function without a
 // name; the name alone when the frame has no URL (V8's pseudo-frames,
