@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pfold/pfold/ingest/chrome"
+	"github.com/pfold/pfold/ingest/cpuprofile"
 	"github.com/pfold/pfold/ingest/dtrace"
 	"github.com/pfold/pfold/ingest/elfutils"
 	"github.com/pfold/pfold/ingest/faulthandler"
@@ -38,6 +40,8 @@ var Registered = []format.Format{
 	perfdata.NewFormat(perfscript.Format),
 	pprofproto.Format,
 	stackprof.Format,
+	cpuprofile.Format,
+	chrome.Format,
 	igprof.Format,
 	perfreport.Format,
 	goraw.Format,
