@@ -79,12 +79,13 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.skip {
 		return nil
 	}
-	if len(line) == 0 {
+	f := bytes.TrimLeft(line, " \t\n\v\f\r")
+	if len(f) == 0 {
 		return p.diag.Malformed(name, n, line, "a blank line inside a map key")
 	}
 	if line[0] == ' ' || line[0] == '\t' {
 		p.indented = true
-		return p.addFrame(name, n, line, bytes.TrimLeft(line, " \t\n\v\f\r"))
+		return p.addFrame(name, n, line, f)
 	}
 	return p.keyLine(name, n, line, line)
 }

@@ -210,6 +210,7 @@ func TestMalformed(t *testing.T) {
 		{"hist", "@h[\n    a\n]: \n[0, 1)    3 |@@@   |\n@[\n    b\n]: 1\n", "b 1\n"},
 		{"negative", "@n[\n    a\n]: -4\n", ""},
 		{"blank inside", "@[\n    a\n\n    b\n]: 1\n", "b;a 1\n"},
+		{"spaces inside", "@[\n \n]: 1\n", "[no stack] 1\n"},
 	} {
 		res, err := formattest.Fold(Format, nil, formattest.Input{Name: c.name, Data: []byte(c.in)})
 		if err != nil {
