@@ -62,7 +62,9 @@ func entryStart(line []byte) ([]byte, bool) {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
 	if key, ok := entryStart(line); ok {
 		if p.in && !p.skip {
 			if err := p.diag.Malformed(p.name, p.start, nil, "a map entry with no value after its key"); err != nil {
@@ -79,7 +81,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.skip {
 		return nil
 	}
-	f := bytes.TrimLeft(line, " \t\n\v\f\r")
+	f := trimLeft(line)
 	if len(f) == 0 {
 		return p.diag.Malformed(name, n, line, "a blank line inside a map key")
 	}
@@ -185,6 +187,14 @@ func (p *parser) End() error {
 		return p.diag.Malformed(p.name, start, nil, "the input ends inside a map entry")
 	}
 	return nil
+}
+
+// trimLeft is Perl's s/^\s+//.
+func trimLeft(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r' || b[0] == '\f' || b[0] == '\v') {
+		b = b[1:]
+	}
+	return b
 }
 
 func isDigits(b []byte) bool {

@@ -60,14 +60,35 @@ type parser struct {
 	delay    float64
 	wakeFr   frames
 
-	switchStacks     map[string]string // switch_stacks
-	lastSwitchStacks map[string]string // last_switch_stacks
-	lastWakeTime     map[string]bool   // last_wake_time, true where not ""
-	times            map[string]float64
-	order            []string // keys of times, in first-seen order
+	// The awk's arrays indexed by pid, kept per thread so that their
+	// buffers are reused: switch_stacks, last_switch_stacks and
+	// last_wake_time (true where not "").
+	threads map[string]*thread
+	times   map[string]*float64
+	order   []string // keys of times, in first-seen order
 
 	stack   []byte
 	scratch []byte
+}
+
+// thread is what the awk's arrays hold for one pid.
+type thread struct {
+	switchStack     []byte
+	hasSwitch       bool // switch_stacks[pid] exists
+	lastSwitchStack []byte
+	lastWakeTime    bool
+}
+
+func (p *parser) thread(pid []byte) *thread {
+	if t, ok := p.threads[string(pid)]; ok {
+		return t
+	}
+	if p.threads == nil {
+		p.threads = map[string]*thread{}
+	}
+	t := &thread{}
+	p.threads[string(pid)] = t
+	return t
 }
 
 // frames gathers the function names of one call chain, as read.
@@ -146,13 +167,10 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 	}
 	if p.switchOn && len(line) == 0 {
-		pid := string(p.switchPid)
-		if p.switchStacks == nil {
-			p.switchStacks = map[string]string{}
-		}
-		p.stack = p.switchFr.prepended(p.stack[:0])
-		p.switchStacks[pid] = string(p.stack)
-		delete(p.lastSwitchStacks, pid)
+		t := p.thread(p.switchPid)
+		t.switchStack = p.switchFr.prepended(t.switchStack[:0])
+		t.hasSwitch = true
+		t.lastSwitchStack = t.lastSwitchStack[:0]
 		p.switchOn = false
 		p.switchFr.reset()
 	}
@@ -197,16 +215,19 @@ func (p *parser) addFrame(f *frames, name string, n int, line []byte) error {
 // stat ends a sched_stat_* event: the sleeper's pending switch stack
 // gets the delay.
 func (p *parser) stat() {
-	pid := string(p.statPid)
-	sw, ok := p.switchStacks[pid]
-	if !ok {
+	t, ok := p.threads[string(p.statPid)]
+	if !ok || !t.hasSwitch {
 		return
 	}
-	if p.lastWakeTime == nil {
-		p.lastWakeTime = map[string]bool{}
+	t.lastWakeTime = p.wakeTime
+	s := append(p.stack[:0], p.statCmd...)
+	if p.recordTid {
+		s = append(s, '-')
+		s = append(s, p.statPid...)
 	}
-	p.lastWakeTime[pid] = p.wakeTime
-	s := append(p.stack[:0], sw...)
+	s = append(s, ';')
+	at := len(s) // the awk's stack starts here
+	s = append(s, t.switchStack...)
 	if p.recurse || p.recordWake {
 		s = append(s, ';')
 		s = p.wakeFr.appended(s)
@@ -221,32 +242,25 @@ func (p *parser) stat() {
 		// last_wake_time[wakepid] > last_switch_time[stat_next_pid]: the
 		// latter is never set, so this holds once the waker was woken
 		// (with a timestamp) since the input began.
-		if p.lastWakeTime[string(p.wakePid)] {
+		if w, ok := p.threads[string(p.wakePid)]; ok && w.lastWakeTime {
 			s = append(s, ";-;"...)
-			s = append(s, p.lastSwitchStacks[string(p.wakePid)]...)
+			s = append(s, w.lastSwitchStack...)
 		}
-		if p.lastSwitchStacks == nil {
-			p.lastSwitchStacks = map[string]string{}
-		}
-		p.lastSwitchStacks[pid] = string(s)
+		t.lastSwitchStack = append(t.lastSwitchStack[:0], s[at:]...)
 	}
-	delete(p.switchStacks, pid)
-	key := append([]byte(nil), p.statCmd...)
-	if p.recordTid {
-		key = append(key, '-')
-		key = append(key, p.statPid...)
-	}
-	key = append(key, ';')
-	key = append(key, s...)
+	t.hasSwitch = false
 	p.stack = s
+	if v, ok := p.times[string(s)]; ok {
+		*v += p.delay
+		return
+	}
 	if p.times == nil {
-		p.times = map[string]float64{}
+		p.times = map[string]*float64{}
 	}
-	k := string(key)
-	if _, seen := p.times[k]; !seen {
-		p.order = append(p.order, k)
-	}
-	p.times[k] += p.delay
+	k := string(s)
+	d := p.delay
+	p.times[k] = &d
+	p.order = append(p.order, k)
 }
 
 // End emits each stack's time off CPU in microseconds (the awk's END),
@@ -254,7 +268,7 @@ func (p *parser) stat() {
 func (p *parser) End() error {
 	var err error
 	for _, k := range p.order {
-		us := math.Trunc(p.times[k] / 1000)
+		us := math.Trunc(*p.times[k] / 1000)
 		if !(us > 0) {
 			continue
 		}

@@ -47,7 +47,9 @@ func trimLeft(b []byte) []byte {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
 	t := trimLeft(line)
 	if len(t) == 0 {
 		return nil
