@@ -207,7 +207,7 @@ func isDigits(b []byte) bool {
 }
 
 // sniff is Sure on a whole map entry whose key holds a stack: "@name["
-// alone on its line, indented frames, and a line ending "]: COUNT"; or
+// alone on its line, indented frames, and a line ending "]: VALUE"; or
 // "@name[…]: COUNT" on one line with an empty element ("@[, comm]: 5").
 func sniff(prefix []byte) format.Score {
 	lines := bytes.Split(prefix, []byte("\n"))
@@ -236,10 +236,10 @@ func sniff(prefix []byte) format.Score {
 		case len(l) > 0 && (l[0] == ' ' || l[0] == '\t'):
 			frames++
 		case len(l) > 0 && l[0] != '@':
-			_, value, end := cutValue(l)
+			_, _, end := cutValue(l)
 			if end {
-				if value != nil && frames > 0 {
-					return format.Sure
+				if frames > 0 {
+					return format.Sure // a count, or a hist() or stats() of stacks
 				}
 				in = false
 			}
