@@ -1,0 +1,265 @@
+package bpftrace
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Format is the bpftrace map output format.
+var Format = format.Format{
+	Name:     "bpftrace",
+	Replaces: "stackcollapse-bpftrace.pl",
+	Sniff:    sniff,
+	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		return &parser{emit: emit, diag: diag}, nil
+	},
+}
+
+// noStack names the one frame of an entry whose key is empty: the
+// samples of @[kstack] taken in user mode, which have no kernel stack.
+const noStack = "[no stack]"
+
+// maxFrames bounds the lines of one map key (bpftrace's stacks are at
+// most 127 frames deep): past it the input is not bpftrace output.
+const maxFrames = 1 << 16
+
+type parser struct {
+	emit format.EmitFunc
+	diag *stream.Diag
+
+	name     string
+	in       bool // inside a map entry's key
+	skip     bool // inside an entry already reported malformed
+	start    int  // the entry's first line
+	indented bool // the key held a stack with frames
+	empty    bool // the key held an empty element (an empty stack)
+	frames   [][]byte
+	arena    []byte
+	stack    []byte
+}
+
+// entryStart reports whether line starts a map entry ("@name[…") and
+// returns the key text after the '['.
+func entryStart(line []byte) ([]byte, bool) {
+	if len(line) < 2 || line[0] != '@' {
+		return nil, false
+	}
+	for i := 1; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == '[':
+			return line[i+1:], true
+		case c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func (p *parser) Line(name string, n int, line []byte) error {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	if key, ok := entryStart(line); ok {
+		if p.in && !p.skip {
+			if err := p.diag.Malformed(p.name, p.start, nil, "a map entry with no value after its key"); err != nil {
+				return err
+			}
+		}
+		p.reset()
+		p.in, p.start, p.name = true, n, name
+		return p.keyLine(name, n, line, key)
+	}
+	if !p.in {
+		return nil // "Attaching N probes...", printf output, blank lines
+	}
+	if p.skip {
+		return nil
+	}
+	f := trimLeft(line)
+	if len(f) == 0 {
+		return p.diag.Malformed(name, n, line, "a blank line inside a map key")
+	}
+	if line[0] == ' ' || line[0] == '\t' {
+		p.indented = true
+		return p.addFrame(name, n, line, f)
+	}
+	return p.keyLine(name, n, line, line)
+}
+
+// keyLine reads a line of key text: scalar elements and the ends of
+// stacks, separated by ", ", the last line ending in "]: VALUE". Each
+// non-empty element is a frame; an empty one is an empty stack, or the
+// place where a stack's lines end or begin.
+func (p *parser) keyLine(name string, n int, line, key []byte) error {
+	body, value, end := cutValue(key)
+	for {
+		i := bytes.Index(body, []byte(", "))
+		piece := body
+		if i >= 0 {
+			piece = body[:i]
+		}
+		if len(piece) == 0 {
+			p.empty = true
+		} else if err := p.addFrame(name, n, line, piece); err != nil || p.skip {
+			return err
+		}
+		if i < 0 {
+			break
+		}
+		body = body[i+2:]
+	}
+	if !end {
+		return nil
+	}
+	if value == nil {
+		p.skip = true
+		return p.diag.Malformed(name, n, line, "a map value that is not a count (hist(), stats(), a negative sum?)")
+	}
+	return p.flush(value)
+}
+
+// cutValue splits key text at its last "]: " when a value follows.
+// value is nil when the line ends the key with something not a count.
+func cutValue(key []byte) (body, value []byte, end bool) {
+	i := bytes.LastIndex(key, []byte("]: "))
+	if i < 0 {
+		if bytes.HasSuffix(key, []byte("]:")) {
+			return key[:len(key)-2], nil, true // hist(), lhist(): "]: " and then lines of buckets
+		}
+		return key, nil, false
+	}
+	v := key[i+3:]
+	if len(v) == 0 || !isDigits(v) {
+		return key[:i], nil, true
+	}
+	return key[:i], v, true
+}
+
+func (p *parser) addFrame(name string, n int, line, f []byte) error {
+	if len(p.frames) == maxFrames {
+		p.skip = true
+		return p.diag.Malformed(name, n, line, "a map key of more than "+strconv.Itoa(maxFrames)+" lines")
+	}
+	s := len(p.arena)
+	p.arena = append(p.arena, f...)
+	p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+	return nil
+}
+
+func (p *parser) flush(value []byte) error {
+	defer p.reset()
+	if !p.indented && !p.empty {
+		return nil // a map of scalars (@start[tid]: …), not a stack
+	}
+	c, err := fold.ParseCount(value)
+	if err != nil {
+		return p.diag.Malformed(p.name, p.start, value, err.Error())
+	}
+	s := p.stack[:0]
+	for i := len(p.frames) - 1; i >= 0; i-- {
+		s = append(s, p.frames[i]...)
+		if i > 0 {
+			s = append(s, ';')
+		}
+	}
+	if len(p.frames) == 0 {
+		s = append(s, noStack...)
+	}
+	p.stack = s
+	return p.emit(s, c)
+}
+
+func (p *parser) reset() {
+	p.in, p.skip, p.indented, p.empty = false, false, false, false
+	p.frames, p.arena = p.frames[:0], p.arena[:0]
+}
+
+func (p *parser) End() error {
+	in, skip, start := p.in, p.skip, p.start
+	p.reset()
+	if in && !skip {
+		return p.diag.Malformed(p.name, start, nil, "the input ends inside a map entry")
+	}
+	return nil
+}
+
+// trimLeft is Perl's s/^\s+//.
+func trimLeft(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r' || b[0] == '\f' || b[0] == '\v') {
+		b = b[1:]
+	}
+	return b
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// sniff is Sure on a whole map entry whose key holds a stack: "@name["
+// alone on its line, indented frames, and a line ending "]: VALUE"; or
+// "@name[…]: COUNT" on one line with an empty element ("@[, comm]: 5").
+func sniff(prefix []byte) format.Score {
+	lines := bytes.Split(prefix, []byte("\n"))
+	in, frames := false, 0
+	for i, l := range lines {
+		if i == len(lines)-1 && len(l) > 0 {
+			break // may be cut short
+		}
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		if key, ok := entryStart(l); ok {
+			body, value, end := cutValue(key)
+			if end {
+				if value != nil && hasEmpty(body) {
+					return format.Sure
+				}
+				in = false
+				continue
+			}
+			in, frames = true, 0
+			continue
+		}
+		if !in {
+			continue
+		}
+		switch {
+		case len(l) > 0 && (l[0] == ' ' || l[0] == '\t'):
+			frames++
+		case len(l) > 0 && l[0] != '@':
+			_, _, end := cutValue(l)
+			if end {
+				if frames > 0 {
+					return format.Sure // a count, or a hist() or stats() of stacks
+				}
+				in = false
+			}
+		default:
+			in = false
+		}
+	}
+	return format.No
+}
+
+// hasEmpty reports whether one-line key text has an empty element.
+func hasEmpty(body []byte) bool {
+	for {
+		i := bytes.Index(body, []byte(", "))
+		if i < 0 {
+			return len(body) == 0
+		}
+		if i == 0 {
+			return true
+		}
+		body = body[i+2:]
+	}
+}

@@ -1,0 +1,182 @@
+package stap
+
+import (
+	"bytes"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Format is the SystemTap stack aggregation format.
+var Format = format.Format{
+	Name:     "stap",
+	Replaces: "stackcollapse-stap.pl",
+	Sniff:    sniff,
+	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		return &parser{emit: emit, diag: diag}, nil
+	},
+}
+
+// maxFrames bounds one stack (SystemTap's MAXBACKTRACE defaults to 20):
+// past it the input is not a stack aggregation.
+const maxFrames = 1 << 16
+
+type parser struct {
+	emit format.EmitFunc
+	diag *stream.Diag
+
+	name   string
+	start  int      // the pending stack's first line
+	frames [][]byte // leaf first, as read
+	arena  []byte
+	stack  []byte
+	skip   bool // the pending stack was reported too deep
+}
+
+// isSpace is Perl's \s.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func trimLeft(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+func (p *parser) Line(name string, n int, line []byte) error {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		line = line[:n-1]
+	}
+	t := trimLeft(line)
+	if len(t) == 0 {
+		return nil
+	}
+	if isDigits(t) {
+		if len(p.frames) == 0 && !p.skip {
+			return p.diag.Malformed(name, n, line, "a count with no stack before it")
+		}
+		c, err := fold.ParseCount(t)
+		if err != nil {
+			p.reset()
+			return p.diag.Malformed(name, n, line, err.Error())
+		}
+		return p.flush(c)
+	}
+	if p.skip {
+		return nil
+	}
+	if len(p.frames) == maxFrames {
+		p.reset()
+		p.skip = true
+		return p.diag.Malformed(name, n, line, "a stack of more frames than any SystemTap prints")
+	}
+	if len(p.frames) == 0 {
+		p.name, p.start = name, n
+	}
+	// s/\+[^+]*$//: the offset, size and module go.
+	if i := bytes.LastIndexByte(t, '+'); i >= 0 {
+		t = t[:i]
+	}
+	// s/.* : //: the address goes.
+	if i := bytes.LastIndex(t, []byte(" : ")); i >= 0 {
+		t = t[i+3:]
+	}
+	if len(t) == 0 {
+		t = []byte("-")
+	}
+	s := len(p.arena)
+	p.arena = append(p.arena, t...)
+	p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+	return nil
+}
+
+func (p *parser) flush(c fold.Count) error {
+	if p.skip {
+		p.reset()
+		return nil
+	}
+	s := p.stack[:0]
+	for i := len(p.frames) - 1; i >= 0; i-- {
+		s = append(s, p.frames[i]...)
+		if i > 0 {
+			s = append(s, ';')
+		}
+	}
+	p.stack = s
+	p.reset()
+	return p.emit(s, c)
+}
+
+func (p *parser) reset() {
+	p.frames, p.arena, p.skip = p.frames[:0], p.arena[:0], false
+}
+
+func (p *parser) End() error {
+	pending := len(p.frames) > 0
+	p.reset()
+	if pending {
+		return p.diag.Malformed(p.name, p.start, nil, "a stack with no count after it")
+	}
+	return nil
+}
+
+func isDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// sniff is Sure when every line is blank, a count, or a frame as
+// SystemTap prints one (" 0xADDR : name+0xoff/0xsize [module]", or an
+// address alone), with at least one named frame and one count.
+func sniff(prefix []byte) format.Score {
+	lines := bytes.Split(prefix, []byte("\n"))
+	named, counts := 0, 0
+	for i, l := range lines {
+		if i == len(lines)-1 && len(l) > 0 {
+			break // may be cut short
+		}
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		t := trimLeft(l)
+		switch {
+		case len(t) == 0:
+		case isDigits(t):
+			if len(t) == len(l) {
+				return format.No // SystemTap's counts follow a tab
+			}
+			counts++
+		case isFrame(t):
+			if bytes.Contains(t, []byte(" : ")) {
+				named++
+			}
+		default:
+			return format.No
+		}
+	}
+	if named > 0 && counts > 0 {
+		return format.Sure
+	}
+	return format.No
+}
+
+// isFrame matches "0xHEX", then the end, " : name…" or " [module…".
+func isFrame(t []byte) bool {
+	if !bytes.HasPrefix(t, []byte("0x")) {
+		return false
+	}
+	i := 2
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] >= 'a' && t[i] <= 'f') {
+		i++
+	}
+	if i == 2 {
+		return false
+	}
+	rest := t[i:]
+	return len(rest) == 0 || bytes.HasPrefix(rest, []byte(" : ")) && len(rest) > 3 || bytes.HasPrefix(rest, []byte(" ["))
+}

@@ -1,0 +1,175 @@
+package wcp
+
+import (
+	"bytes"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
+)
+
+// Format is wallClockProfiler's report.
+var Format = format.Format{
+	Name:     "wcp",
+	Replaces: "stackcollapse-wcp.pl",
+	Sniff:    sniff,
+	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		return &parser{emit: emit, diag: diag}, nil
+	},
+}
+
+// maxFrames bounds one stack: past it the input is not a report.
+const maxFrames = 1 << 16
+
+type parser struct {
+	emit format.EmitFunc
+	diag *stream.Diag
+
+	started bool       // past "Full stacks"
+	samples fold.Count // the count of the stack being read
+	frames  [][]byte   // innermost first, as read
+	arena   []byte
+	stack   []byte
+	full    bool // the stack was reported too deep
+	bad     bool // its samples line was reported: the stack is skipped
+}
+
+// isSpace is Perl's \s.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func trim(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+func (p *parser) Line(name string, n int, line []byte) error {
+	t := trim(line)
+	if bytes.HasPrefix(t, []byte("Full stacks")) {
+		p.started = true
+		return nil
+	}
+	if !p.started {
+		return nil
+	}
+	if c, ok := samplesLine(t); ok {
+		v, err := fold.ParseCount(c)
+		if err != nil {
+			p.bad = true
+			return p.diag.Malformed(name, n, line, err.Error())
+		}
+		p.samples, p.bad = v, false
+		return nil
+	}
+	if d := digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) {
+		if p.full {
+			return nil
+		}
+		if len(p.frames) == maxFrames {
+			p.full = true
+			return p.diag.Malformed(name, n, line, "a stack deeper than any report holds")
+		}
+		s := len(p.arena)
+		p.arena = append(p.arena, t[d+2:]...)
+		p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+		return nil
+	}
+	if len(t) == 0 {
+		return p.flush()
+	}
+	return nil
+}
+
+// samplesLine matches m/^\d+\.\d+% =+ \((\d+) samples\)/ and returns
+// the count.
+func samplesLine(t []byte) ([]byte, bool) {
+	d := digits(t)
+	if d == 0 || d == len(t) || t[d] != '.' {
+		return nil, false
+	}
+	t = t[d+1:]
+	d = digits(t)
+	if d == 0 || !bytes.HasPrefix(t[d:], []byte("% =")) {
+		return nil, false
+	}
+	t = t[d+2:]
+	for len(t) > 0 && t[0] == '=' {
+		t = t[1:]
+	}
+	if !bytes.HasPrefix(t, []byte(" (")) {
+		return nil, false
+	}
+	t = t[2:]
+	d = digits(t)
+	if d == 0 || !bytes.HasPrefix(t[d:], []byte(" samples)")) {
+		return nil, false
+	}
+	return t[:d], true
+}
+
+// flush counts the stack read so far with the last samples line's count.
+func (p *parser) flush() error {
+	frames, full := p.frames, p.full
+	p.frames, p.arena, p.full = p.frames[:0], p.arena[:0], false
+	if len(frames) == 0 || full || p.bad {
+		return nil
+	}
+	s := p.stack[:0]
+	for i := len(frames) - 1; i >= 0; i-- {
+		s = append(s, frames[i]...)
+		if i > 0 {
+			s = append(s, ';')
+		}
+	}
+	p.stack = s
+	return p.emit(s, p.samples)
+}
+
+func (p *parser) End() error {
+	err := p.flush()
+	p.started, p.samples, p.bad = false, fold.Count{}, false
+	return err
+}
+
+// digits returns how many ASCII digits b starts with.
+func digits(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// sniff is Sure on a samples line (" 89.655% ===… (26 samples)")
+// followed by a frame ("1: main   (at x.c:67)"), or on wallClockProfiler's
+// "N stack samples taken" and "Full stacks with at least one sample:".
+func sniff(prefix []byte) format.Score {
+	lines := bytes.Split(prefix, []byte("\n"))
+	afterSamples := false
+	for i, l := range lines {
+		if i == len(lines)-1 && len(l) > 0 {
+			break // may be cut short
+		}
+		t := trim(l)
+		if bytes.HasPrefix(t, []byte("Full stacks with at least one sample")) {
+			return format.Sure
+		}
+		if _, ok := samplesLine(t); ok {
+			afterSamples = true
+			continue
+		}
+		if afterSamples {
+			if d := digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) && bytes.HasSuffix(t, []byte(")")) && bytes.Contains(t, []byte("   (at ")) {
+				return format.Sure
+			}
+		}
+		afterSamples = false
+	}
+	return format.No
+}
