@@ -87,6 +87,13 @@ var fixtures = map[string]string{
 	"../testdata/vsprof/CallTreeSummary.csv":          "vsprof",
 	"../testdata/vsprof/samples.csv":                  "vsprof",
 	"../testdata/chrome/*.json*":                      "chrome",
+	"../testdata/bpftrace/*.txt*":                     "bpftrace",
+	"../testdata/stap/*.txt":                          "stap",
+	"../testdata/pmc/*.txt":                           "pmc",
+	"../testdata/aix/*.txt":                           "aix",
+	"../testdata/wcp/*.txt":                           "wcp",
+	"../testdata/perfsched/*.txt*":                    "perf-sched",
+	"../testdata/perfsched/raw/*":                     "perf-script", // sched_switch alone: not off-CPU input
 	"../testdata/cpuprofile/*.cpuprofile":             "cpuprofile",
 	// Every format's oracle and golden outputs are folded stacks.
 	"../testdata/*/*.oracle.folded": "folded",

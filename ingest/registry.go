@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/pfold/pfold/ingest/aix"
+	"github.com/pfold/pfold/ingest/bpftrace"
 	"github.com/pfold/pfold/ingest/chrome"
 	"github.com/pfold/pfold/ingest/cpuprofile"
 	"github.com/pfold/pfold/ingest/dtrace"
@@ -22,13 +24,17 @@ import (
 	"github.com/pfold/pfold/ingest/ljp"
 	"github.com/pfold/pfold/ingest/perfdata"
 	"github.com/pfold/pfold/ingest/perfreport"
+	"github.com/pfold/pfold/ingest/perfsched"
 	"github.com/pfold/pfold/ingest/perfscript"
+	"github.com/pfold/pfold/ingest/pmc"
 	"github.com/pfold/pfold/ingest/pprofproto"
 	"github.com/pfold/pfold/ingest/sample"
 	"github.com/pfold/pfold/ingest/stackprof"
+	"github.com/pfold/pfold/ingest/stap"
 	"github.com/pfold/pfold/ingest/vsprof"
 	"github.com/pfold/pfold/ingest/vtune"
 	"github.com/pfold/pfold/ingest/vtunemc"
+	"github.com/pfold/pfold/ingest/wcp"
 	"github.com/pfold/pfold/ingest/xctrace"
 	"github.com/pfold/pfold/ingest/xdebug"
 )
@@ -58,6 +64,12 @@ var Registered = []format.Format{
 	vtune.Format,
 	vtunemc.Format,
 	vsprof.Format,
+	bpftrace.Format,
+	stap.Format,
+	pmc.Format,
+	aix.Format,
+	wcp.Format,
+	perfsched.Format,
 	gdb.Format,
 	elfutils.Format,
 	dtrace.Format,

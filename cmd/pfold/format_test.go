@@ -67,3 +67,17 @@ func TestRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestNothingValid: an input of a known format whose every data line is
+// malformed is an error, exit 1, nothing on stdout: not an empty profile.
+func TestNothingValid(t *testing.T) {
+	out, stderr, code := cmdtest.Run(command, "garbage here\nmore garbage\n", "--format", "folded")
+	if code != 1 || out != "" || !strings.Contains(stderr, "-:1:") || !strings.Contains(stderr, "nothing folded: every data line was malformed (2 lines") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// A malformed line among good ones is a warning, exit 0.
+	out, stderr, code = cmdtest.Run(command, "a;b 1\ngarbage here\n", "--format", "folded")
+	if code != 0 || out != "a;b 1\n" || !strings.Contains(stderr, "-:2:") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -141,6 +142,13 @@ func run(c *cli.Context) error {
 		stats = fl.Stats()
 	}
 	diag.Flush()
+	var added int64
+	for _, a := range aggs {
+		added += a.Stats().Added
+	}
+	if added == 0 && diag.Count() > 0 {
+		return fmt.Errorf("nothing folded: every data line was malformed (%d lines; the first are shown above)", diag.Count())
+	}
 
 	if err := cmdutil.WriteOutput(c, func(w io.Writer) error { return stream.WriteMerged(w, aggs) }); err != nil {
 		return err
