@@ -66,6 +66,9 @@ func (d *Diag) Malformed(name string, line int, text []byte, why string) error {
 	return nil
 }
 
+// Skip counts n malformed lines without showing them.
+func (d *Diag) Skip(n int) { d.count.Add(int64(n)) }
+
 // Count returns how many malformed lines were recorded.
 func (d *Diag) Count() int { return int(d.count.Load()) }
 

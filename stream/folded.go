@@ -30,10 +30,7 @@ type FoldedReader struct {
 	// Lines counts the lines read, Stacks the well-formed ones.
 	Lines, Stacks int64
 
-	bad      int64  // malformed lines
-	badStart []byte // the first malformed lines, to say what the input is
-	badName  string
-	badLine  int
+	bad BadLines
 }
 
 // NotFoldedError is the end of an input of which no line was folded
@@ -71,6 +68,12 @@ func (f *FoldedReader) Next() bool {
 	if f.err != nil {
 		return false
 	}
+	if f.bad.Diag == nil {
+		if f.diag == nil {
+			f.diag = NewDiag(io.Discard, false)
+		}
+		f.bad.Diag = f.diag
+	}
 	for f.scan() {
 		f.Lines++
 		line := f.bytes()
@@ -79,26 +82,13 @@ func (f *FoldedReader) Next() bool {
 		}
 		stack, c, err := fold.ParseLine(line)
 		if err != nil {
-			if f.bad == 0 {
-				f.badName, f.badLine = f.Name(), f.Line()
-			}
-			f.bad++
-			if f.Stacks == 0 && len(f.badStart) < notFoldedPrefix {
-				f.badStart = append(append(f.badStart, line...), '\n')
-			}
-			if f.Stacks == 0 && f.diag != nil && f.diag.strict {
-				// Strict: the first bad line ends it; say what it is.
-				if hint := f.describe(); hint != "" {
-					f.err = &NotFoldedError{Name: f.Name(), Line: f.Line(), Hint: hint}
-					return false
-				}
-			}
-			if err := f.diag.Malformed(f.Name(), f.Line(), line, err.Error()); err != nil {
+			if err := f.bad.Add(f.Name(), f.Line(), line, err.Error()); err != nil {
 				f.err = err
 				return false
 			}
 			continue
 		}
+		f.bad.Good()
 		f.stack, f.count = stack, c
 		f.Stacks++
 		return true
@@ -108,17 +98,93 @@ func (f *FoldedReader) Next() bool {
 	} else {
 		f.err = f.r.Err()
 	}
-	if f.err == nil && f.Stacks == 0 && f.bad > 0 {
-		f.err = &NotFoldedError{Name: f.badName, Line: f.badLine, Hint: f.describe()}
+	if f.err == nil {
+		f.err = f.bad.End()
 	}
 	return false
 }
 
-func (f *FoldedReader) describe() string {
+// BadLines reports the malformed lines of a reader of folded stacks to
+// its Diag, but holds back those met before any good line: when the
+// input turns out to have no folded line at all, End's error, which says
+// what the input looks like, stands for them all (perf script fed to
+// ptop is one error, not ten warnings and an empty report).
+type BadLines struct {
+	Diag *Diag
+
+	good     bool
+	n        int64  // malformed lines
+	start    []byte // the first of them, to say what the input is
+	name     string
+	line     int
+	held     []heldLine
+	heldMore int // held past what the Diag shows: counted only
+}
+
+type heldLine struct {
+	name string
+	line int
+	text []byte
+	why  string
+}
+
+// Add reports malformed line n of input name. An error ends the
+// reading: the Diag is strict.
+func (b *BadLines) Add(name string, n int, text []byte, why string) error {
+	if b.n == 0 {
+		b.name, b.line = name, n
+	}
+	b.n++
+	if b.good {
+		return b.Diag.Malformed(name, n, text, why)
+	}
+	if len(b.start) < notFoldedPrefix {
+		b.start = append(append(b.start, text...), '\n')
+	}
+	if b.Diag.strict {
+		// Strict: the first bad line ends it; say what it is.
+		if hint := describeInput(b.start); hint != "" {
+			b.Diag.Skip(1)
+			return &NotFoldedError{Name: name, Line: n, Hint: hint}
+		}
+		return b.Diag.Malformed(name, n, text, why)
+	}
+	if len(b.held) < b.Diag.Verbatim {
+		b.held = append(b.held, heldLine{name, n, append([]byte(nil), text...), why})
+	} else {
+		b.heldMore++
+	}
+	return nil
+}
+
+// Good marks a well-formed line: the lines held back are reported.
+func (b *BadLines) Good() {
+	if b.good {
+		return
+	}
+	b.good = true
+	for _, h := range b.held {
+		b.Diag.Malformed(h.name, h.line, h.text, h.why)
+	}
+	b.Diag.Skip(b.heldMore)
+	b.held, b.heldMore, b.start = nil, 0, nil
+}
+
+// End returns a *NotFoldedError when malformed lines came and no good
+// one: the input is not folded stacks.
+func (b *BadLines) End() error {
+	if b.good || b.n == 0 {
+		return nil
+	}
+	b.held, b.heldMore = nil, 0 // the error stands for them
+	return &NotFoldedError{Name: b.name, Line: b.line, Hint: describeInput(b.start)}
+}
+
+func describeInput(prefix []byte) string {
 	if DescribeInput == nil {
 		return ""
 	}
-	return DescribeInput(f.badStart)
+	return DescribeInput(prefix)
 }
 
 func (f *FoldedReader) scan() bool {

@@ -123,8 +123,7 @@ func run(c *cli.Context) error {
 	in := cmdutil.Input(c)
 	defer in.Close()
 	lines := 0
-	var bad []byte // the first malformed lines, to say what the input is
-	badName, badLine := "", 0
+	bad := stream.BadLines{Diag: diag}
 	for in.Scan() {
 		line := in.Bytes()
 		if len(line) == 0 || bytes.HasPrefix(line, []byte("# ")) {
@@ -132,17 +131,12 @@ func run(c *cli.Context) error {
 		}
 		stack, before, after, diff, err := flame.ParseLine(line)
 		if err != nil {
-			if bad == nil {
-				badName, badLine = in.Name(), in.Line()
-			}
-			if lines == 0 && len(bad) < 64<<10 {
-				bad = append(append(bad, line...), '\n')
-			}
-			if err := diag.Malformed(in.Name(), in.Line(), line, err.Error()); err != nil {
+			if err := bad.Add(in.Name(), in.Line(), line, err.Error()); err != nil {
 				return err
 			}
 			continue
 		}
+		bad.Good()
 		if diff {
 			err = g.AddDiff(stack, before, after)
 		} else {
@@ -156,13 +150,12 @@ func run(c *cli.Context) error {
 	if err := in.Err(); err != nil {
 		return err
 	}
-	diag.Flush()
-
-	if lines == 0 && diag.Count() == 0 {
-		return nil // empty in, empty out, as every binary does
+	if err := bad.End(); err != nil {
+		return err
 	}
+	diag.Flush()
 	if lines == 0 {
-		return &stream.NotFoldedError{Name: badName, Line: badLine, Hint: stream.DescribeInput(bad)}
+		return nil // empty in, empty out, as every binary does
 	}
 	out, err := cmdutil.Output(c)
 	if err != nil {

@@ -153,4 +153,11 @@ func TestPerfScriptSeveralEventsNote(t *testing.T) {
 	if strings.Count(warn, "note:") != 1 || !strings.Contains(warn, "instructions") {
 		t.Errorf("want one note naming the event kept, got %q", warn)
 	}
+	// The event named by the user: no note (it said "several events"
+	// even of an input with one, when the name was a typo).
+	for _, filter := range []string{"cycles", "cpu-clok"} {
+		if _, warn := foldText(t, Options{EventFilter: filter}, "a 1 1.0: 7 instructions:\n\t1 f (m)\n\na 1 2.0: 5 cycles:\n\t1 g (m)\n"); strings.Contains(warn, "note:") {
+			t.Errorf("--event-filter %s: %q", filter, warn)
+		}
+	}
 }

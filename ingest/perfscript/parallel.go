@@ -27,6 +27,7 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 	if opt.EventFilter == "" {
 		if err := stream.CatchFault(first.Name, func() error {
 			opt.EventFilter = firstEvent(first.Data)
+			opt.firstEvent = true
 			return nil
 		}); err != nil {
 			ch.Release(first)

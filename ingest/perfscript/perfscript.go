@@ -55,6 +55,8 @@ type Options struct {
 	// Mixed, when set, is asked by FoldChunks about a malformed line and
 	// what follows it: an error when the input changes format there.
 	Mixed func(input string, line int, window []byte) error
+
+	firstEvent bool // EventFilter is the input's first event, not the user's
 }
 
 // Stats counts what the parser saw.
@@ -570,12 +572,14 @@ func (p *Parser) keepEvent(ev []byte) bool {
 	p.eventCounts[known]++
 	if p.opt.EventFilter == "" {
 		p.opt.EventFilter = string(ev)
+		p.opt.firstEvent = true
 		return true
 	}
 	if eventMatches(ev, p.opt.EventFilter) {
 		return true
 	}
-	if !p.noted && p.opt.Warn != nil {
+	// The user who named the event knows the input has others.
+	if !p.noted && p.opt.Warn != nil && p.opt.firstEvent {
 		p.noted = true
 		fmt.Fprintf(p.opt.Warn, "note: several events in the input; folding only %s (choose with --event-filter)\n", p.opt.EventFilter)
 	}

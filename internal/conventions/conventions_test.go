@@ -88,8 +88,8 @@ func TestFailureWritesNothing(t *testing.T) {
 }
 
 // TestNotFolded: perf script fed to a binary that reads folded stacks
-// is an error that says what it is and what to run (it was ten warnings,
-// an empty report and exit 0).
+// is one error that says what it is and what to run (it was ten
+// warnings, an empty report and exit 0).
 func TestNotFolded(t *testing.T) {
 	dir := build(t)
 	script, err := os.ReadFile("../../testdata/perf/recorded/cwork.perf-script.txt")
@@ -106,6 +106,10 @@ func TestNotFolded(t *testing.T) {
 		out, errs, code := run(t, filepath.Join(dir, b), "", args...)
 		if code != 1 || out != "" || !strings.Contains(errs, "looks like perf script output: pipe it through pfold first") {
 			t.Errorf("%s: exit %d, %d bytes out, stderr ends %q", b, code, len(out), errs[max(0, len(errs)-200):])
+		}
+		// The error stands for the lines: no warning about each.
+		if strings.Contains(errs, "warning") || strings.Count(errs, "\n") > 1 {
+			t.Errorf("%s: more than the error on stderr: %q", b, errs[:min(len(errs), 300)])
 		}
 	}
 }
