@@ -31,10 +31,9 @@ func (t *Bytes) Add(key []byte) (id int32, added bool) { return t.AddHash(Hash(k
 
 // FindHash returns the id of key, whose hash is h, or -1.
 func (t *Bytes) FindHash(h uint64, key []byte) int32 {
-	p := t.ix.Probe(h)
-	for {
-		id := p.Next()
-		if id < 0 || bytes.Equal(t.Key(id), key) {
+	for i := Start(h); ; {
+		var id int32
+		if id, i = t.ix.Next(h, i); id < 0 || bytes.Equal(t.Key(id), key) {
 			return id
 		}
 	}
@@ -43,10 +42,9 @@ func (t *Bytes) FindHash(h uint64, key []byte) int32 {
 // AddHash returns the id of key, whose hash is h, adding a copy of it
 // when new.
 func (t *Bytes) AddHash(h uint64, key []byte) (id int32, added bool) {
-	p := t.ix.Probe(h)
+	i := Start(h)
 	for {
-		id := p.Next()
-		if id < 0 {
+		if id, i = t.ix.Next(h, i); id < 0 {
 			break
 		}
 		if bytes.Equal(t.Key(id), key) {
@@ -56,7 +54,7 @@ func (t *Bytes) AddHash(h uint64, key []byte) (id int32, added bool) {
 	id = int32(len(t.ends))
 	t.arena = append(t.arena, key...)
 	t.ends = append(t.ends, len(t.arena))
-	t.ix.Insert(&p, id)
+	t.ix.Insert(h, i, id)
 	return id, true
 }
 

@@ -8,13 +8,21 @@ package table
 //
 // A lookup and insertion:
 //
-//	p := x.Probe(h)
-//	for id := p.Next(); id >= 0; id = p.Next() {
+//	i := table.Start(h)
+//	for {
+//		var id int32
+//		if id, i = x.Next(h, i); id < 0 {
+//			break
+//		}
 //		if equal(id, key) {
 //			return id
 //		}
 //	}
-//	x.Insert(&p, newID) // where the probe ended
+//	x.Insert(h, i, newID) // the empty slot where the probe ended
+//
+// The probe is plain integers, not a struct: the compiler keeps them in
+// registers (a struct whose method takes its address lives in memory,
+// which made lookups half as fast again).
 type Index struct {
 	slots []uint64 // h>>32<<32 | id+1; 0 when empty
 	n     int
@@ -23,51 +31,42 @@ type Index struct {
 // tagMask keeps the half of a hash its slot holds.
 const tagMask = ^uint64(1<<32 - 1)
 
-// none is the slots of an empty Index: one empty slot, so a probe of it
-// ends at once.
-var none = []uint64{0}
+// Start returns the slot the probe of hash h starts at (not yet masked
+// to the size of any table).
+func Start(h uint64) int { return home(h) }
 
-// Probe walks the slots of one hash. It is valid until the next Insert
-// into its Index.
-type Probe struct {
-	slots []uint64
-	i     int // the slot to read next, not yet masked
-	h     uint64
-}
-
-// Probe starts a lookup of hash h.
-func (x *Index) Probe(h uint64) Probe {
+// Next returns, from slot i on, the first id whose slot carries h's high
+// half (the key may still differ) and the slot to go on from; or -1 and
+// the empty slot that ends the probe, where Insert puts a new id. The
+// slots it returns are valid until the next Insert.
+func (x *Index) Next(h uint64, i int) (int32, int) {
 	s := x.slots
 	if len(s) == 0 {
-		s = none
+		return -1, i
 	}
-	return Probe{slots: s, i: home(h), h: h}
-}
-
-// Next returns the next id whose slot carries the probe's hash (its high
-// half: the key may still differ), or -1 at the empty slot that ends the
-// probe, where Insert puts a new id.
-func (p *Probe) Next() int32 {
-	mask := len(p.slots) - 1
+	mask := len(s) - 1
 	for {
-		v := p.slots[p.i&mask]
+		i &= mask
+		v := s[i]
 		if v == 0 {
-			return -1
+			return -1, i
 		}
-		p.i = next(p.i, mask)
-		if (v^p.h)&tagMask == 0 {
-			return int32(uint32(v)) - 1
+		i++
+		if (v^h)&tagMask == 0 {
+			return int32(uint32(v)) - 1, i
 		}
 	}
 }
 
-// Insert puts id in the empty slot where p, a probe of this Index whose
-// Next returned -1, ended, and grows the slots when they are too full.
-func (x *Index) Insert(p *Probe, id int32) {
+// Insert puts id, the id of a new key of hash h, in slot i, where a probe
+// of h ended (Next returned -1), and grows the slots when they are too
+// full.
+func (x *Index) Insert(h uint64, i int, id int32) {
 	if len(x.slots) == 0 {
 		x.slots = make([]uint64, minSlots)
+		i = home(h)
 	}
-	x.slots[p.i&(len(x.slots)-1)] = p.h&tagMask | uint64(uint32(id)+1)
+	x.slots[i&(len(x.slots)-1)] = h&tagMask | uint64(uint32(id)+1)
 	x.n++
 	if overloaded(x.n, len(x.slots)) {
 		x.grow()

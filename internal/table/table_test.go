@@ -117,14 +117,14 @@ func TestIndexNextReturnsCandidates(t *testing.T) {
 	var x Index
 	hs := []uint64{7<<32 | 1, 7<<32 | 2, 8<<32 | 1, 7<<32 | 3, 1031<<32 | 1} // 1031 & 1023 == 7
 	for id, h := range hs {
-		p := x.Probe(h)
-		for p.Next() >= 0 {
+		i := Start(h)
+		for id := int32(0); id >= 0; {
+			id, i = x.Next(h, i)
 		}
-		x.Insert(&p, int32(id))
+		x.Insert(h, i, int32(id))
 	}
-	p := x.Probe(7<<32 | 99)
 	var got []int32
-	for id := p.Next(); id >= 0; id = p.Next() {
+	for id, i := x.Next(7<<32|99, Start(7<<32|99)); id >= 0; id, i = x.Next(7<<32|99, i) {
 		got = append(got, id)
 	}
 	if fmt.Sprint(got) != "[0 1 3]" {
@@ -145,14 +145,16 @@ func TestIndexNextReturnsCandidates(t *testing.T) {
 func TestGrowthCost(t *testing.T) {
 	var x Index
 	grew := 0
+	var inserted []uint64
 	for id := range 100000 {
 		h := xxhash.Sum64(binary.LittleEndian.AppendUint64(nil, uint64(id)))
 		cost, before := x.GrowthCost(), x.Size()
-		p := x.Probe(h)
-		if p.Next() >= 0 {
+		found, i := x.Next(h, Start(h))
+		if found >= 0 {
 			continue // same high half as an earlier hash: skip it
 		}
-		x.Insert(&p, int32(id))
+		x.Insert(h, i, int32(id))
+		inserted = append(inserted, h)
 		if x.Size() != before && x.Size() != cost {
 			t.Fatalf("insert %d: size %d → %d, growth cost %d", id, before, x.Size(), cost)
 		}
@@ -168,6 +170,11 @@ func TestGrowthCost(t *testing.T) {
 	}
 	if grew != 9 { // 1024 slots, then 2048, …, 256Ki
 		t.Errorf("grew %d times for 100000 ids, want 9", grew)
+	}
+	for _, h := range inserted {
+		if id, _ := x.Next(h, Start(h)); id < 0 {
+			t.Fatalf("hash %#x lost", h)
+		}
 	}
 }
 
