@@ -31,7 +31,7 @@ func (t *Bytes) Add(key []byte) (id int32, added bool) { return t.AddHash(Hash(k
 
 // FindHash returns the id of key, whose hash is h, or -1.
 func (t *Bytes) FindHash(h uint64, key []byte) int32 {
-	for i := Start(h); ; {
+	for i := t.ix.Start(h); ; {
 		var id int32
 		if id, i = t.ix.Next(h, i); id < 0 || bytes.Equal(t.Key(id), key) {
 			return id
@@ -42,7 +42,7 @@ func (t *Bytes) FindHash(h uint64, key []byte) int32 {
 // AddHash returns the id of key, whose hash is h, adding a copy of it
 // when new.
 func (t *Bytes) AddHash(h uint64, key []byte) (id int32, added bool) {
-	i := Start(h)
+	i := t.ix.Start(h)
 	for {
 		if id, i = t.ix.Next(h, i); id < 0 {
 			break

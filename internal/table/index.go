@@ -8,7 +8,7 @@ package table
 //
 // A lookup and insertion:
 //
-//	i := table.Start(h)
+//	i := x.Start(h)
 //	for {
 //		var id int32
 //		if id, i = x.Next(h, i); id < 0 {
@@ -25,15 +25,15 @@ package table
 // which made lookups half as fast again).
 type Index struct {
 	slots []uint64 // h>>32<<32 | id+1; 0 when empty
+	shift uint     // shift(len(slots))
 	n     int
 }
 
 // tagMask keeps the half of a hash its slot holds.
 const tagMask = ^uint64(1<<32 - 1)
 
-// Start returns the slot the probe of hash h starts at (not yet masked
-// to the size of any table).
-func Start(h uint64) int { return home(h) }
+// Start returns the slot the probe of hash h starts at.
+func (x *Index) Start(h uint64) int { return int(h >> x.shift) }
 
 // Next returns, from slot i on, the first id whose slot carries h's high
 // half (the key may still differ) and the slot to go on from; or -1 and
@@ -63,8 +63,8 @@ func (x *Index) Next(h uint64, i int) (int32, int) {
 // full.
 func (x *Index) Insert(h uint64, i int, id int32) {
 	if len(x.slots) == 0 {
-		x.slots = make([]uint64, minSlots)
-		i = home(h)
+		x.alloc(minSlots)
+		i = x.Start(h)
 	}
 	x.slots[i&(len(x.slots)-1)] = h&tagMask | uint64(uint32(id)+1)
 	x.n++
@@ -79,18 +79,22 @@ func (x *Index) Home(h uint64) int32 {
 	if len(x.slots) == 0 {
 		return -1
 	}
-	return int32(uint32(x.slots[home(h)&(len(x.slots)-1)])) - 1
+	return int32(uint32(x.slots[x.Start(h)])) - 1
+}
+
+func (x *Index) alloc(n int) {
+	x.slots, x.shift = make([]uint64, n), shift(n)
 }
 
 func (x *Index) grow() {
 	old := x.slots
-	x.slots = make([]uint64, grown(len(old)))
+	x.alloc(grown(len(old)))
 	mask := len(x.slots) - 1
 	for _, v := range old {
 		if v == 0 {
 			continue
 		}
-		i := home(v) & mask // v keeps the hash's high half: its home
+		i := x.Start(v) // v keeps the hash's high half, where its home is
 		for x.slots[i] != 0 {
 			i = next(i, mask)
 		}
@@ -123,4 +127,4 @@ func (x *Index) Reset() {
 }
 
 // Release empties the Index and drops its slots.
-func (x *Index) Release() { x.slots, x.n = nil, 0 }
+func (x *Index) Release() { *x = Index{} }

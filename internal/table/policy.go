@@ -1,13 +1,17 @@
 package table
 
+import "math/bits"
+
 // The probing and growth policy of every table here, in one place.
 
 // minSlots is the size of a table's slot array when its first key goes in.
 const minSlots = 1024
 
-// home returns the first slot a key of hash h is looked for in, before
-// masking: the hash's high half, which Index keeps in the slot too.
-func home(h uint64) int { return int(h >> 32) }
+// shift returns what a hash is shifted right by to give its home slot in
+// a table of n slots, a power of two: the home is the hash's top bits,
+// where a multiplicative hash (HashInt) has mixed in every bit of its key
+// and which Index keeps in the slot beside the id.
+func shift(n int) uint { return uint(bits.LeadingZeros64(uint64(n - 1))) }
 
 // next returns the slot probed after slot i (linear probing).
 func next(i, mask int) int { return (i + 1) & mask }

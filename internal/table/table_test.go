@@ -100,41 +100,47 @@ func TestBytesManyKeys(t *testing.T) {
 func TestBytesBadHash(t *testing.T) {
 	ks := keys(3000)
 	for name, h := range map[string]func([]byte) uint64{
-		"constant":    func([]byte) uint64 { return 42 << 32 },
-		"zero":        func([]byte) uint64 { return 0 },
-		"low half":    func(k []byte) uint64 { return xxhash.Sum64(k) & (1<<32 - 1) }, // one tag, one home
-		"by length":   func(k []byte) uint64 { return uint64(len(k)) << 32 },
-		"few homes":   func(k []byte) uint64 { return xxhash.Sum64(k) &^ (1<<42 - 1 - (1<<32 - 1)) }, // bits 32-41 zero
-		"tag is home": func(k []byte) uint64 { return uint64(len(k)%7) << 32 },
+		"constant":       func([]byte) uint64 { return 42 << 32 },
+		"zero":           func([]byte) uint64 { return 0 },
+		"low half":       func(k []byte) uint64 { return xxhash.Sum64(k) & (1<<32 - 1) }, // one tag, one home
+		"by length":      func(k []byte) uint64 { return uint64(len(k)) << 32 },
+		"few homes":      func(k []byte) uint64 { return xxhash.Sum64(k) >> 11 }, // top 11 bits zero
+		"7 tags, 1 home": func(k []byte) uint64 { return uint64(len(k)%7) << 32 },
 	} {
 		t.Run(name, func(t *testing.T) { checkBytes(t, ks, h) })
 	}
 }
 
 // TestIndexNextReturnsCandidates: Next returns every id whose slot has
-// the hash's high half, whatever the low half, and no other.
+// the hash's high half, whatever the low half, and no other; Home the id
+// in a hash's home slot, whatever its hash.
 func TestIndexNextReturnsCandidates(t *testing.T) {
 	var x Index
-	hs := []uint64{7<<32 | 1, 7<<32 | 2, 8<<32 | 1, 7<<32 | 3, 1031<<32 | 1} // 1031 & 1023 == 7
+	const home5, home6 = 5 << 54, 6 << 54 // home slots 5 and 6 of 1024
+	hs := []uint64{home5 | 1<<32 | 1, home5 | 1<<32 | 2, home5 | 2<<32 | 1, home5 | 1<<32 | 3, home6 | 1<<32 | 1}
 	for id, h := range hs {
-		i := Start(h)
+		i := x.Start(h)
 		for id := int32(0); id >= 0; {
 			id, i = x.Next(h, i)
 		}
 		x.Insert(h, i, int32(id))
 	}
+	h := uint64(home5 | 1<<32 | 99)
 	var got []int32
-	for id, i := x.Next(7<<32|99, Start(7<<32|99)); id >= 0; id, i = x.Next(7<<32|99, i) {
+	for id, i := x.Next(h, x.Start(h)); id >= 0; id, i = x.Next(h, i) {
 		got = append(got, id)
 	}
 	if fmt.Sprint(got) != "[0 1 3]" {
-		t.Errorf("candidates of 7<<32: %v, want [0 1 3]", got)
+		t.Errorf("candidates of %#x: %v, want [0 1 3]", h, got)
 	}
-	if id := x.Home(7 << 32); id != 0 {
-		t.Errorf("Home(7<<32) = %d, want 0", id)
+	if id := x.Home(home5); id != 0 {
+		t.Errorf("Home(home5) = %d, want 0", id)
+	}
+	if id := x.Home(home6); id != 1 { // taken by the second id of home 5
+		t.Errorf("Home(home6) = %d, want 1", id)
 	}
 	var empty Index
-	if empty.Home(7<<32) != -1 || empty.Len() != 0 || empty.Size() != 0 {
+	if empty.Home(home5) != -1 || empty.Len() != 0 || empty.Size() != 0 {
 		t.Error("an empty Index is not empty")
 	}
 }
@@ -149,7 +155,7 @@ func TestGrowthCost(t *testing.T) {
 	for id := range 100000 {
 		h := xxhash.Sum64(binary.LittleEndian.AppendUint64(nil, uint64(id)))
 		cost, before := x.GrowthCost(), x.Size()
-		found, i := x.Next(h, Start(h))
+		found, i := x.Next(h, x.Start(h))
 		if found >= 0 {
 			continue // same high half as an earlier hash: skip it
 		}
@@ -172,7 +178,7 @@ func TestGrowthCost(t *testing.T) {
 		t.Errorf("grew %d times for 100000 ids, want 9", grew)
 	}
 	for _, h := range inserted {
-		if id, _ := x.Next(h, Start(h)); id < 0 {
+		if id, _ := x.Next(h, x.Start(h)); id < 0 {
 			t.Fatalf("hash %#x lost", h)
 		}
 	}
@@ -278,7 +284,7 @@ func TestInts(t *testing.T) {
 		// 64Ki slots: each probe walks the others.
 		var ks []uint64
 		for k := uint64(0); len(ks) < 300; k++ {
-			if home(HashInt(k))&(1<<16-1) == 5 {
+			if HashInt(k)>>48 == 5 {
 				ks = append(ks, k)
 			}
 		}
@@ -286,12 +292,30 @@ func TestInts(t *testing.T) {
 	})
 }
 
-func TestHashIntIsXxhash(t *testing.T) {
+// TestHashIntSpreads: keys of the shapes tables are given (dense, pairs
+// of ids, ids shifted high, with a few bits set, random) spread over a
+// table's home slots about as random hashes would: 4096 keys over 8192
+// slots take about 3200 homes (1-e^-½ of the slots); a hash that left
+// some key bits out of the home (a bare multiply misses high bits) takes
+// a few hundred.
+func TestHashIntSpreads(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for i := range 10000 {
-		k := rng.Uint64() >> (i % 64)
-		if got, want := HashInt(k), xxhash.Sum64(binary.LittleEndian.AppendUint64(nil, k)); got != want {
-			t.Fatalf("HashInt(%#x) = %#x, xxhash %#x", k, got, want)
+	families := map[string]func(i uint64) uint64{
+		"dense":         func(i uint64) uint64 { return i },
+		"pairs":         func(i uint64) uint64 { return (i/64)<<32 | i%64 },
+		"pairs swapped": func(i uint64) uint64 { return (i%64)<<32 | i/64 },
+		"shifted 40":    func(i uint64) uint64 { return i << 40 },
+		"shifted 52":    func(i uint64) uint64 { return i << 52 },
+		"strided":       func(i uint64) uint64 { return i * 8192 },
+		"random":        func(uint64) uint64 { return rng.Uint64() },
+	}
+	for name, key := range families {
+		homes := map[int]bool{}
+		for i := range uint64(4096) {
+			homes[int(HashInt(key(i))>>shift(8192))] = true
+		}
+		if len(homes) < 2900 {
+			t.Errorf("%s: 4096 keys take %d of 8192 home slots, want about 3200", name, len(homes))
 		}
 	}
 }
