@@ -73,6 +73,16 @@ func (x *Index) Insert(h uint64, i int, id int32) {
 	}
 }
 
+// Put inserts id for hash h when the caller knows its key is absent
+// (a lookup has just failed): Insert at the end of h's probe.
+func (x *Index) Put(h uint64, id int32) {
+	i := x.Start(h)
+	for found := int32(0); found >= 0; {
+		found, i = x.Next(h, i)
+	}
+	x.Insert(h, i, id)
+}
+
 // Home returns the id in the home slot of hash h, whatever its key, or
 // -1. A user reads it to warm the caches for a batch of lookups.
 func (x *Index) Home(h uint64) int32 {

@@ -145,6 +145,27 @@ func TestIndexNextReturnsCandidates(t *testing.T) {
 	}
 }
 
+// TestIndexPut: Put inserts at the end of the probe, past every id
+// already there, through growths, so a hash whose keys all collide
+// keeps them all.
+func TestIndexPut(t *testing.T) {
+	var x Index
+	const h = 3<<60 | 5<<32
+	for id := range int32(2000) {
+		x.Put(h, id)
+		x.Put(xxhash.Sum64String(fmt.Sprint(id)), 100000+id) // others between them
+	}
+	var got []int32
+	for id, i := x.Next(h, x.Start(h)); id >= 0; id, i = x.Next(h, i) {
+		if id < 100000 {
+			got = append(got, id)
+		}
+	}
+	if len(got) != 2000 || got[0] != 0 || got[1999] != 1999 {
+		t.Fatalf("%d ids of one hash found after 2000 Puts (first %v)", len(got), got[:min(5, len(got))])
+	}
+}
+
 // TestGrowthCost: the bytes the Index, Bytes and Ints take grow by what
 // GrowthCost said before each insertion, so a user holding its tables to
 // a budget (stream's Aggregator) counts exactly.
