@@ -45,13 +45,12 @@ func (x *Index) Next(h uint64, i int) (int32, int) {
 		return -1, i
 	}
 	mask := len(s) - 1
-	for {
-		i &= mask
+	for i &= mask; ; {
 		v := s[i]
 		if v == 0 {
 			return -1, i
 		}
-		i++
+		i = next(i, mask)
 		if (v^h)&tagMask == 0 {
 			return int32(uint32(v)) - 1, i
 		}
