@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/table"
 )
 
 // RootName is the name of the function added above the roots of the
@@ -44,12 +45,16 @@ func ValidEvent(name string) bool {
 type Profile struct {
 	opts Options
 
-	frameNames *strtab // frame id → the frame as read
+	// The tables keep a Profile free of per-frame strings and pointers:
+	// every string lives once in an arena and everything else refers to
+	// it by an int32 id, so a profile of millions of frames is a few
+	// large pointer-free slices the garbage collector never scans.
+	frameNames table.Bytes // frame id → the frame as read
 	frames     []frame
-	files      *strtab // file id → file name
+	files      table.Bytes // file id → file name
 	funcs      []function
-	funcOf     *pairtab // (file id, name id) → function id
-	edgeOf     *pairtab // (from, to frame ids) → edge id
+	funcOf     table.Ints // pairKey(file id, name id) → function id
+	edgeOf     table.Ints // pairKey(from, to frame ids) → edge id
 	edges      []edge
 
 	stack  []entry // the ongoing calls, root first
@@ -100,14 +105,7 @@ func New(opts Options) *Profile {
 	if opts.Creator == "" {
 		opts.Creator = "pfold"
 	}
-	return &Profile{
-		opts:       opts,
-		frameNames: newStrtab(),
-		files:      newStrtab(),
-		funcOf:     newPairtab(),
-		edgeOf:     newPairtab(),
-		rootOf:     make(map[int32]int32),
-	}
+	return &Profile{opts: opts, rootOf: make(map[int32]int32)}
 }
 
 // Total returns the sum of the counts added.
@@ -140,7 +138,7 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	shared := true
 	var rootFn int32
 	fold.Frames(stack, func(f []byte) bool {
-		if shared && (depth >= len(p.stack) || !bytes.Equal(p.frameNames.get(p.stack[depth].frame), f)) {
+		if shared && (depth >= len(p.stack) || !bytes.Equal(p.frameNames.Key(p.stack[depth].frame), f)) {
 			// The previous stack's calls from here on have returned.
 			shared = false
 			p.stack = p.stack[:depth]
@@ -191,7 +189,7 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 // both are one string. A name that is not a frame is a string of
 // frameNames whose frame has no function (fn -1) until it is seen.
 func (p *Profile) frameID(f []byte) int32 {
-	id, added := p.frameNames.intern(f)
+	id, added := p.frameNames.Add(f)
 	if !added && p.frames[id].fn >= 0 {
 		return id
 	}
@@ -199,16 +197,14 @@ func (p *Profile) frameID(f []byte) int32 {
 		p.frames = append(p.frames, frame{fn: -1})
 	}
 	file, name, line := frameFunction(f)
-	fileID, _ := p.files.intern(file)
-	nameID, added := p.frameNames.intern(name)
+	fileID, _ := p.files.Add(file)
+	nameID, added := p.frameNames.Add(name)
 	if added {
 		p.frames = append(p.frames, frame{fn: -1})
 	}
-	fn := p.funcOf.get(fileID, nameID)
-	if fn < 0 {
-		fn = int32(len(p.funcs))
+	fn, added := p.funcOf.Add(pairKey(fileID, nameID))
+	if added {
 		p.funcs = append(p.funcs, function{file: fileID, name: nameID})
-		p.funcOf.put(fileID, nameID, fn)
 	}
 	p.frames[id] = frame{fn: fn, line: line}
 	return id
@@ -248,14 +244,15 @@ func (p *Profile) root(id int32) int32 {
 }
 
 func (p *Profile) edge(from, to int32) int32 {
-	e := p.edgeOf.get(from, to)
-	if e < 0 {
-		e = int32(len(p.edges))
+	e, added := p.edgeOf.Add(pairKey(from, to))
+	if added {
 		p.edges = append(p.edges, edge{from: from, to: to})
-		p.edgeOf.put(from, to, e)
 	}
 	return e
 }
+
+// pairKey is the key of a pair of ids in funcOf and edgeOf.
+func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // WriteTo writes the callgrind file: the header with the summary, then
 // one block per function, sorted by file and name.
@@ -263,9 +260,9 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	// Function len(p.funcs) is the added root, if any; file
-	// p.files.len() its file when no frame is in UnknownFile.
+	// p.files.Len() its file when no frame is in UnknownFile.
 	out := &writer{w: bw, compress: !p.opts.NoCompress,
-		fileIDs: make([]int32, p.files.len()+1), fnIDs: make([]int32, len(p.funcs)+1)}
+		fileIDs: make([]int32, p.files.Len()+1), fnIDs: make([]int32, len(p.funcs)+1)}
 
 	// callgrind_annotate reads "events:" as the last header line, so
 	// "positions:" goes before it; "summary:" gives the readers the total
@@ -275,13 +272,13 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	out.str("summary: ", costString(p.total), "\n")
 
 	// Functions sorted by file and name: rank[fn] is fn's place.
-	fileRank := make([]int32, p.files.len())
+	fileRank := make([]int32, p.files.Len())
 	{
-		byName := make([]int32, p.files.len())
+		byName := make([]int32, p.files.Len())
 		for i := range byName {
 			byName[i] = int32(i)
 		}
-		slices.SortFunc(byName, func(a, b int32) int { return bytes.Compare(p.files.get(a), p.files.get(b)) })
+		slices.SortFunc(byName, func(a, b int32) int { return bytes.Compare(p.files.Key(a), p.files.Key(b)) })
 		for i, f := range byName {
 			fileRank[f] = int32(i)
 		}
@@ -297,13 +294,13 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	keys := make([]funcKey, len(p.funcs))
 	for i := range p.funcs {
 		f := &p.funcs[i]
-		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.frameNames.get(f.name))}
+		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.frameNames.Key(f.name))}
 	}
 	sortOn2(keys, func(a, b funcKey) int {
 		if c := cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.prefix, b.prefix)); c != 0 {
 			return c
 		}
-		return bytes.Compare(p.frameNames.get(p.funcs[a.fn].name), p.frameNames.get(p.funcs[b.fn].name))
+		return bytes.Compare(p.frameNames.Key(p.funcs[a.fn].name), p.frameNames.Key(p.funcs[b.fn].name))
 	})
 	order := make([]int32, len(p.funcs))
 	rank := make([]int32, len(p.funcs))
@@ -323,7 +320,7 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 			if c := cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.line, b.line)); c != 0 {
 				return c
 			}
-			return bytes.Compare(p.frameNames.get(a.frame), p.frameNames.get(b.frame))
+			return bytes.Compare(p.frameNames.Key(a.frame), p.frameNames.Key(b.frame))
 		})
 		return keys
 	}
@@ -351,8 +348,8 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 				return c
 			}
 			ea, eb := &p.edges[a.edge], &p.edges[b.edge]
-			return cmp.Or(bytes.Compare(p.frameNames.get(ea.to), p.frameNames.get(eb.to)),
-				bytes.Compare(p.frameNames.get(ea.from), p.frameNames.get(eb.from)))
+			return cmp.Or(bytes.Compare(p.frameNames.Key(ea.to), p.frameNames.Key(eb.to)),
+				bytes.Compare(p.frameNames.Key(ea.from), p.frameNames.Key(eb.from)))
 		})
 	})
 
@@ -435,13 +432,13 @@ type funcRef struct {
 
 func (p *Profile) ref(fn int32) funcRef {
 	f := &p.funcs[fn]
-	return funcRef{file: f.file, fn: fn, fileName: p.files.get(f.file), name: p.frameNames.get(f.name)}
+	return funcRef{file: f.file, fn: fn, fileName: p.files.Key(f.file), name: p.frameNames.Key(f.name)}
 }
 
 // rootName returns the function to add above the roots, or a funcRef
 // without name when no root function is also called. Its function id is
 // len(p.funcs); its file id, when no frame is in UnknownFile,
-// p.files.len().
+// p.files.Len().
 func (p *Profile) rootName() funcRef {
 	need := false
 	for _, r := range p.roots {
@@ -453,14 +450,14 @@ func (p *Profile) rootName() funcRef {
 	if !need {
 		return funcRef{}
 	}
-	file := p.files.lookup([]byte(UnknownFile))
+	file := p.files.Find([]byte(UnknownFile))
 	root := funcRef{file: file, fn: int32(len(p.funcs)), fileName: []byte(UnknownFile), name: []byte(RootName)}
 	if file < 0 {
-		root.file = int32(p.files.len())
+		root.file = int32(p.files.Len())
 		return root
 	}
 	for {
-		if name := p.frameNames.lookup(root.name); name < 0 || p.funcOf.get(file, name) < 0 {
+		if name := p.frameNames.Find(root.name); name < 0 || p.funcOf.Find(pairKey(file, name)) < 0 {
 			return root
 		}
 		root.name = append(root.name, '\'')

@@ -50,7 +50,7 @@
 //
 // # What it must never import
 //
-// Of pfold's packages, only fold: it is a writer, fed stacks by its
-// command. Never stream, transform, ingest, internal/cmdutil or a
-// command.
+// Of pfold's packages, only fold, and internal/table for its string and
+// id tables: it is a writer, fed stacks by its command. Never stream,
+// transform, ingest, internal/cmdutil or a command.
 package callgrind

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -242,4 +243,64 @@ func TestSortedIsBytewise(t *testing.T) {
 			t.Fatalf("position %d: %q, want %q", i, got, want[i])
 		}
 	}
+}
+
+// TestTableStaysWithinMem: the table the Aggregator holds never takes
+// more than Options.Mem, counting its index, entries and arena as size
+// does.
+func TestTableStaysWithinMem(t *testing.T) {
+	stacks, counts := stacktest.Random(100000, 30000, false)
+	bs := make([][]byte, len(stacks))
+	for i, s := range stacks {
+		bs[i] = []byte(s)
+	}
+	// Budgets 5% apart, so that one of them is reached as each array
+	// grows (the index, the entries, the arena).
+	for mem := int64(64 << 10); mem < 3<<20; mem += mem / 20 {
+		a := NewAggregator(Options{Mem: mem, TmpDir: t.TempDir()})
+		peak := int64(0)
+		for i, s := range bs {
+			if err := a.Add(s, counts[i]); err != nil {
+				t.Fatal(err)
+			}
+			peak = max(peak, a.t.size())
+			if a.t.size() > mem {
+				t.Fatalf("--mem %d: the table holds %d bytes after %d stacks", mem, a.t.size(), i+1)
+			}
+			if a.Stats().Runs == 2 {
+				break // it has filled up and emptied twice
+			}
+		}
+		if a.Stats().Runs == 0 || peak < mem/2 {
+			t.Errorf("--mem %d: %d runs, at most %d bytes held", mem, a.Stats().Runs, peak)
+		}
+		a.Close()
+	}
+}
+
+// TestTableSizeIsHeld: what the table says it holds, for the memory
+// budget, is what the heap grows by when it fills.
+func TestTableSizeIsHeld(t *testing.T) {
+	stacks, counts := stacktest.Random(100000, 30000, false)
+	bs := make([][]byte, len(stacks))
+	for i, s := range stacks {
+		bs[i] = []byte(s)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	tb := newTable(256 << 10)
+	for i, s := range bs {
+		tb.add(hash(s), s, counts[i])
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if d := held - tb.size(); d < -tb.size()/100 || d > tb.size()/100+16<<10 {
+		t.Errorf("the table says it holds %d bytes; the heap grew by %d", tb.size(), held)
+	}
+	runtime.KeepAlive(tb)
+	runtime.KeepAlive(bs)
+	runtime.KeepAlive(stacks)
+	runtime.KeepAlive(counts)
 }

@@ -29,7 +29,8 @@
 //
 // # What it must never import
 //
-// Of pfold's packages, only fold. Never transform, ingest, the writers
+// Of pfold's packages, only fold, and internal/table, whose probing its
+// bounded table is built on. Never transform, ingest, the writers
 // (callgrind, report, pprof, flame), internal/cmdutil or a command: they all
 // build on stream, and stream knows no input format, no output format and
 // no command-line convention. No CLI or terminal library either.

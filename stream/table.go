@@ -6,16 +6,19 @@ import (
 	"encoding/binary"
 	"slices"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/pfold/pfold/fold"
+	hashtable "github.com/pfold/pfold/internal/table"
 )
 
 // table is an open-addressing hash table of stacks to counts whose keys
 // live in an arena of byte chunks, so adding a stack allocates nothing
-// once the arrays have grown. A 64-bit hash is not an identity: lookups
-// compare the stack bytes too.
+// once the arrays have grown. The probing is internal/table's Index; what
+// is stream's own is the arena of chunks (whose growth the memory budget
+// counts one chunk at a time, where one arena would double) and the
+// entries, which are sorted in place to be spilled. A 64-bit hash is not
+// an identity: lookups compare the stack bytes too.
 type table struct {
-	slots   []int32 // index into entries, -1 when empty; len is a power of two
+	ix      hashtable.Index // entry index by stack hash
 	entries []entry
 	chunks  [][]byte
 	cur     int // the chunk being filled
@@ -23,7 +26,7 @@ type table struct {
 }
 
 type entry struct {
-	hash  uint64
+	hash  uint64 // the stack's hash; sortFrom's digit once sorting
 	chunk uint32
 	off   uint32
 	n     uint32
@@ -33,13 +36,7 @@ type entry struct {
 const entrySize = 48
 
 func newTable(chunk int) *table {
-	t := &table{chunk: chunk}
-	t.slots = make([]int32, 1024)
-	for i := range t.slots {
-		t.slots[i] = -1
-	}
-	t.entries = make([]entry, 0, 512)
-	return t
+	return &table{chunk: chunk, entries: make([]entry, 0, 512)}
 }
 
 func (t *table) key(e *entry) []byte {
@@ -48,7 +45,7 @@ func (t *table) key(e *entry) []byte {
 
 // size returns the bytes the table holds.
 func (t *table) size() int64 {
-	n := int64(len(t.slots))*4 + int64(cap(t.entries))*entrySize
+	n := t.ix.Size() + int64(cap(t.entries))*entrySize
 	for _, c := range t.chunks {
 		n += int64(cap(c))
 	}
@@ -58,12 +55,9 @@ func (t *table) size() int64 {
 // growthCost returns how many more bytes adding one new stack of n bytes
 // may take.
 func (t *table) growthCost(n int) int64 {
-	var c int64
+	c := t.ix.GrowthCost()
 	if len(t.entries) == cap(t.entries) {
 		c += int64(cap(t.entries)) * entrySize
-	}
-	if 2*(len(t.entries)+1) > len(t.slots) {
-		c += int64(len(t.slots)) * 4 * 2
 	}
 	if !t.fits(n) {
 		c += int64(max(n, t.chunk))
@@ -71,26 +65,24 @@ func (t *table) growthCost(n int) int64 {
 	return c
 }
 
-// find returns the entry of stack, or nil, and the slot where it belongs.
+// find returns the entry of stack, or nil and where the probe for it
+// ended, where add inserts it.
 func (t *table) find(h uint64, stack []byte) (*entry, int) {
-	mask := len(t.slots) - 1
-	i := int(h) & mask
+	i := t.ix.Start(h)
 	for {
-		s := t.slots[i]
-		if s < 0 {
+		var id int32
+		if id, i = t.ix.Next(h, i); id < 0 {
 			return nil, i
 		}
-		e := &t.entries[s]
-		if e.hash == h && bytes.Equal(t.key(e), stack) {
+		if e := &t.entries[id]; e.hash == h && bytes.Equal(t.key(e), stack) {
 			return e, i
 		}
-		i = (i + 1) & mask
 	}
 }
 
 // add adds c to stack's count, inserting stack when new.
 func (t *table) add(h uint64, stack []byte, c fold.Count) error {
-	e, slot := t.find(h, stack)
+	e, i := t.find(h, stack)
 	if e != nil {
 		sum, err := e.count.Add(c)
 		if err != nil {
@@ -99,12 +91,8 @@ func (t *table) add(h uint64, stack []byte, c fold.Count) error {
 		e.count = sum
 		return nil
 	}
-	if 2*(len(t.entries)+1) > len(t.slots) {
-		t.rehash(2 * len(t.slots))
-		_, slot = t.find(h, stack)
-	}
 	ci, off := t.store(stack)
-	t.slots[slot] = int32(len(t.entries))
+	t.ix.Insert(h, i, int32(len(t.entries)))
 	t.entries = append(t.entries, entry{hash: h, chunk: ci, off: off, n: uint32(len(stack)), count: c})
 	return nil
 }
@@ -132,22 +120,7 @@ func (t *table) store(stack []byte) (uint32, uint32) {
 	return uint32(t.cur), uint32(off)
 }
 
-func (t *table) rehash(n int) {
-	t.slots = make([]int32, n)
-	for i := range t.slots {
-		t.slots[i] = -1
-	}
-	mask := n - 1
-	for idx := range t.entries {
-		i := int(t.entries[idx].hash) & mask
-		for t.slots[i] >= 0 {
-			i = (i + 1) & mask
-		}
-		t.slots[i] = int32(idx)
-	}
-}
-
-// sorted sorts the entries bytewise by stack; the slots are invalid
+// sorted sorts the entries bytewise by stack; the index is invalid
 // afterwards until reset.
 func (t *table) sorted() []entry {
 	t.sortFrom(t.entries, 0)
@@ -161,7 +134,7 @@ const radixDepth = 64
 // sortFrom sorts entries whose stacks are equal up to depth. Comparing
 // whole stacks reads two random places of the arena per comparison, and
 // stacks share long prefixes. Instead each entry's 8 bytes at depth go
-// into its hash field (no longer needed: the slots are dead), the
+// into its hash field (no longer needed: the index is dead), the
 // entries are sorted by that integer, and each run of equal bytes is
 // sorted the same way 8 bytes further: one arena read per entry and
 // level. Past radixDepth, what is left is compared as bytes.
@@ -220,9 +193,7 @@ func digit(key []byte, depth int) uint64 {
 
 // reset empties the table, keeping its arrays for reuse.
 func (t *table) reset() {
-	for i := range t.slots {
-		t.slots[i] = -1
-	}
+	t.ix.Reset()
 	t.entries = t.entries[:0]
 	for i := range t.chunks {
 		t.chunks[i] = t.chunks[i][:0]
@@ -232,8 +203,9 @@ func (t *table) reset() {
 
 // release drops the table's arrays once its entries have been written out.
 func (t *table) release() {
-	t.slots, t.entries, t.chunks, t.cur = nil, nil, nil, 0
+	t.ix.Release()
+	t.entries, t.chunks, t.cur = nil, nil, 0
 }
 
-// hash is the stack hash used by every table.
-func hash(stack []byte) uint64 { return xxhash.Sum64(stack) }
+// hash is the stack hash used by every table: internal/table's, xxhash.
+func hash(stack []byte) uint64 { return hashtable.Hash(stack) }

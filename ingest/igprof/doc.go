@@ -4,6 +4,6 @@
 // several goroutines in Fold), and pfold's igprof format, which folds
 // the default counter.
 //
-// It imports fold, stream and ingest/format; never another format, a
-// transform, a writer or a command.
+// It imports fold, stream, ingest/format and internal/table (the shared
+// hash table); never another format, a transform, a writer or a command.
 package igprof

@@ -34,6 +34,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/internal/table"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -479,16 +480,18 @@ func (p *Parser) counter(name []byte) int {
 
 // idTable maps the ids of a dump (FN<id>, V<id>) to values. igprof
 // numbers them densely from 0, so they index a slice; a sparse id, which
-// only a damaged dump has, goes to a map instead of growing the slice.
+// only a damaged dump has, goes to a table instead of growing the slice.
 type idTable struct {
-	dense  []uint32 // value+1, 0 for none
-	sparse map[uint64]uint32
+	dense      []uint32   // value+1, 0 for none
+	sparse     table.Ints // a sparse id → its value's index in sparseVals
+	sparseVals []uint32
 }
 
 func (t *idTable) reset() {
 	clear(t.dense)
 	t.dense = t.dense[:0]
-	t.sparse = nil
+	t.sparse.Reset()
+	t.sparseVals = t.sparseVals[:0]
 }
 
 func (t *idTable) set(id uint64, v uint32) {
@@ -501,10 +504,11 @@ func (t *idTable) set(id uint64, v uint32) {
 		t.dense[id] = v + 1
 		return
 	}
-	if t.sparse == nil {
-		t.sparse = map[uint64]uint32{}
+	if i, added := t.sparse.Add(id); added {
+		t.sparseVals = append(t.sparseVals, v)
+	} else {
+		t.sparseVals[i] = v
 	}
-	t.sparse[id] = v
 }
 
 func (t *idTable) get(id uint64) (uint32, bool) {
@@ -512,8 +516,10 @@ func (t *idTable) get(id uint64) (uint32, bool) {
 		v := t.dense[id]
 		return v - 1, v != 0
 	}
-	v, ok := t.sparse[id]
-	return v, ok
+	if i := t.sparse.Find(id); i >= 0 {
+		return t.sparseVals[i], true
+	}
+	return 0, false
 }
 
 // cutPrefix is bytes.CutPrefix for a constant prefix, which the compiler
@@ -1090,9 +1096,10 @@ func (f *Folder) Finish() error {
 // symbol under its parent node, the roots are the programs' frames. Only
 // the sums of the paths with values are emitted, each once, as stacks.
 type igProfTree struct {
-	nodes    []igProfNode
-	children []igProfSlot // open addressing by parent and symbol
-	mask     uint64
+	nodes []igProfNode
+	// children numbers the nodes: the key of a node is its parent and
+	// symbol (childKey), its id in the table its index in nodes.
+	children table.Ints
 	maxNodes int // past it, the sums are emitted and the tree emptied
 
 	rootSym uint32 // the program's frame of the current dump
@@ -1102,11 +1109,6 @@ type igProfTree struct {
 	path []int32
 
 	walk []uint32 // scratch for flushNodes
-}
-
-type igProfSlot struct {
-	key  uint64 // parent<<32 | symbol
-	node int32  // node+1, 0 when empty
 }
 
 type igProfNode struct {
@@ -1126,43 +1128,19 @@ func (t *igProfTree) setRoot(sym uint32) {
 
 func (t *igProfTree) reset() {
 	t.nodes = t.nodes[:0]
-	clear(t.children)
+	t.children.Reset()
 	t.setRoot(t.rootSym)
 }
 
+func childKey(parent int32, sym uint32) uint64 { return uint64(uint32(parent))<<32 | uint64(sym) }
+
+// child returns the node of sym under parent, adding it when new.
 func (t *igProfTree) child(parent int32, sym uint32) int32 {
-	k := uint64(uint32(parent))<<32 | uint64(sym)
-	if 4*len(t.nodes) >= 3*len(t.children) {
-		t.grow()
+	id, added := t.children.Add(childKey(parent, sym))
+	if added {
+		t.nodes = append(t.nodes, igProfNode{parent: parent, sym: sym})
 	}
-	i := t.slot(k)
-	if sl := &t.children[i]; sl.node != 0 {
-		return sl.node - 1
-	}
-	id := int32(len(t.nodes))
-	t.nodes = append(t.nodes, igProfNode{parent: parent, sym: sym})
-	t.children[i] = igProfSlot{k, id + 1}
 	return id
-}
-
-// slot returns the slot of key k: its own or the empty one where it goes.
-func (t *igProfTree) slot(k uint64) uint64 {
-	for i := (k * 0x9e3779b97f4a7c15) >> 32 & t.mask; ; i = (i + 1) & t.mask {
-		if sl := &t.children[i]; sl.node == 0 || sl.key == k {
-			return i
-		}
-	}
-}
-
-func (t *igProfTree) grow() {
-	old := t.children
-	t.children = make([]igProfSlot, max(2*len(old), 1024))
-	t.mask = uint64(len(t.children) - 1)
-	for _, sl := range old {
-		if sl.node != 0 {
-			t.children[t.slot(sl.key)] = sl
-		}
-	}
 }
 
 // node returns the node at path, the symbols under the program's frame,

@@ -520,6 +520,44 @@ C3 FN2+8538
 	}
 }
 
+// TestIgProfSparseIDs: function and counter ids far past those seen so
+// far (which only a damaged dump has) are kept aside from the dense ones
+// and fold the same; a function id defined again takes its new symbol.
+func TestIgProfSparseIDs(t *testing.T) {
+	const dense = `P=(ID=1 N=(prog) T=0.010000)
+C1 FN0=(F0=(prog)+10 N=(main))+1
+C2 FN1=(F0+20 N=(work))+2 V0=(PERF_TICKS):(2,2,2)
+C2 FN2=(F0+30 N=(idle))+3 V1=(MEM_LIVE):(1,5,5) V0:(1,1,1)
+C3 FN1+2 V0:(4,4,4)
+C2 FN1=(F0+40 N=(rework))+4 V0:(8,8,8)
+C3 FN2+3 V1:(1,7,7)
+C2 FN1+4 V0:(16,16,16)
+`
+	// Each id n becomes n*1000003+5000000: no two are within reach of
+	// the dense slice.
+	sparse := regexp.MustCompile(`(FN|V)([0-9]+)`).ReplaceAllStringFunc(dense, func(s string) string {
+		i := strings.IndexAny(s, "0123456789")
+		n, _ := strconv.ParseUint(s[i:], 10, 64)
+		return s[:i] + strconv.FormatUint(n*1000003+5000000, 10)
+	})
+	for _, counter := range []string{"PERF_TICKS", "MEM_LIVE"} {
+		want, bad, err := igFoldString(t, Options{Counter: counter}, dense)
+		if err != nil || len(bad) > 0 {
+			t.Fatal(err, bad)
+		}
+		got, bad, err := igFoldString(t, Options{Counter: counter}, sparse)
+		if err != nil || len(bad) > 0 {
+			t.Fatal(err, bad, sparse)
+		}
+		if folded(got) != folded(want) {
+			t.Errorf("%s: sparse ids fold to\n%s\nwant\n%s", counter, folded(got), folded(want))
+		}
+		if counter == "PERF_TICKS" && !strings.Contains(folded(got), "prog;main;rework 24") {
+			t.Errorf("the redefined function id is not its new symbol:\n%s", folded(got))
+		}
+	}
+}
+
 // TestIgProfFormat covers the records the fixtures lack: several thread
 // buffers whose counter ids restart, three values per line, @?(nil),
 // symbols with parentheses, dynamically generated code, and the default

@@ -7,6 +7,6 @@
 // same result; a cache of folded frame lines and a table of repeated
 // samples keep the per-line work small.
 //
-// It imports fold, stream and ingest/format; never another format, a
-// transform, a writer or a command.
+// It imports fold, stream, ingest/format and internal/table (the shared
+// hash table); never another format, a transform, a writer or a command.
 package perfscript

@@ -113,10 +113,16 @@ func TestLayering(t *testing.T) {
 		"flame":     {"fold"},
 		"report":    {"fold", "stream"},
 	}
+	// A leaf may be imported by every package and imports nothing of
+	// pfold's.
+	leaves := []string{"internal/table"}
 	for pkg, imps := range imports(t) {
+		if slices.Contains(leaves, pkg) && len(imps) > 0 {
+			t.Errorf("%s imports %v: it is a leaf, which imports nothing of pfold", pkg, imps)
+		}
 		if ok, rule := allowed[pkg]; rule {
 			for _, imp := range imps {
-				if !slices.Contains(ok, imp) {
+				if !slices.Contains(ok, imp) && !slices.Contains(leaves, imp) {
 					t.Errorf("%s imports %s; it may import only %v of pfold", pkg, imp, ok)
 				}
 			}
@@ -137,6 +143,15 @@ func TestLayering(t *testing.T) {
 	for _, imp := range fold.Imports {
 		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
 			t.Errorf("fold imports %s: it must import only the standard library", imp)
+		}
+	}
+	tbl, err := build.ImportDir(filepath.Join("..", "..", "internal", "table"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range tbl.Imports {
+		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") && imp != "github.com/cespare/xxhash/v2" {
+			t.Errorf("internal/table imports %s: it must import only the standard library and xxhash", imp)
 		}
 	}
 }
