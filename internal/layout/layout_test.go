@@ -109,7 +109,7 @@ func TestLayering(t *testing.T) {
 		"stream":    {"fold"},
 		"transform": {"fold", "stream"},
 		"callgrind": {"fold"},
-		"pprof":     {"fold"},
+		"pprof":     {"fold", "stream"},
 		"flame":     {"fold"},
 		"report":    {"fold", "stream"},
 	}
