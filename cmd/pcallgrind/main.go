@@ -25,7 +25,7 @@ func command() *cmdutil.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "event", Value: callgrind.DefaultEvent, Usage: "event `NAME` of the costs, e.g. cpu-clock"},
 			&cli.BoolFlag{Name: "no-compress", Usage: "write file and function names in full every time instead of (id) references", DefaultText: "false"},
-			cmdutil.OutputFlag, cmdutil.StrictFlag,
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, stacks, functions and calls to stderr", DefaultText: "false"},
 		},
 		Examples: []string{
@@ -43,6 +43,9 @@ func run(c *cli.Context) error {
 	event := c.String("event")
 	if !callgrind.ValidEvent(event) {
 		return cmdutil.UsageErrorf("--event %q: an event name is one word, without spaces", event)
+	}
+	if _, err := cmdutil.AggregatorOptions(c); err != nil { // --mem: the runtime's memory limit
+		return err
 	}
 	prof := callgrind.New(callgrind.Options{
 		Event:      event,
