@@ -25,7 +25,7 @@ func command() *cmdutil.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "event", Value: callgrind.DefaultEvent, Usage: "event `NAME` of the costs, e.g. cpu-clock"},
 			&cli.BoolFlag{Name: "no-compress", Usage: "write file and function names in full every time instead of (id) references", DefaultText: "false"},
-			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemFlag,
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemLimitFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, stacks, functions and calls to stderr", DefaultText: "false"},
 		},
 		Examples: []string{

@@ -26,7 +26,7 @@ func command() *cmdutil.Command {
 			&cli.StringFlag{Name: "period-type", Usage: "`NAME/UNIT` of the sampling period", DefaultText: "the sample type"},
 			&cli.Int64Flag{Name: "period", Usage: "sampling period `N` in units of --period-type (0: unknown)"},
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply every count by `X` before rounding it to an integer"},
-			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemFlag,
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemLimitFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, samples, functions and the total to stderr", DefaultText: "false"},
 		},
 		Examples: []string{
