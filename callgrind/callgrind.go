@@ -38,9 +38,10 @@ func ValidEvent(name string) bool {
 
 // Profile accumulates folded stacks and writes them as one callgrind file.
 //
-// Its memory is bounded by the distinct frames (each stored once, with
-// about 80 bytes of records and table slots beside its name) and the distinct caller→callee
-// frame pairs (about 50 bytes each), never by the number of stacks.
+// Its memory is bounded by the distinct frames (each name stored once,
+// with about 80 bytes of records and table slots) and the distinct
+// caller→callee frame pairs (about 50 bytes each), never by the number
+// of stacks.
 type Profile struct {
 	opts Options
 

@@ -235,7 +235,7 @@ func (b *Builder) Close() error {
 	return err
 }
 
-// Written bytes of the gzipped profile so far (NewWriter).
+// Bytes returns the bytes of gzipped profile written so far (NewWriter).
 func (b *Builder) Bytes() int64 {
 	if b.out == nil {
 		return 0
