@@ -175,7 +175,7 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 // firstInStack reports whether pair (a call edge, or a frame with the top
 // bit set) is new in this stack.
 func (p *Profile) firstInStack(pair uint64) bool {
-	if p.pairOf == nil && len(p.pairs) < 64 {
+	if len(p.pairOf) == 0 && len(p.pairs) < 64 {
 		if slices.Contains(p.pairs, pair) {
 			return false
 		}
@@ -185,7 +185,7 @@ func (p *Profile) firstInStack(pair uint64) bool {
 	if p.pairOf == nil {
 		p.pairOf = make(map[uint64]bool, 128)
 	}
-	if len(p.pairOf) == 0 {
+	if len(p.pairOf) == 0 { // the stack is deep: from a list to a map
 		for _, q := range p.pairs {
 			p.pairOf[q] = true
 		}
