@@ -28,6 +28,10 @@ type Options struct {
 	Event      string // event name in the "events:" line; DefaultEvent when empty
 	Creator    string // "creator:" line; "pfold" when empty
 	NoCompress bool   // write names in full every time instead of "(id) name"
+	// Mem, when not 0, is the memory budget: past half of it the tables
+	// go external (see spill.go), spilling to TmpDir ("" is $TMPDIR).
+	Mem    int64
+	TmpDir string
 }
 
 // ValidEvent reports whether name can be an event name: callgrind readers
@@ -60,6 +64,9 @@ type Profile struct {
 	seq   uint64 // number of stacks added, stamps first occurrences
 	total fold.Count
 	dec   bool
+
+	nameBytes int64     // bytes of frameNames, for the budget
+	ext       *external // the tables, once they outgrew the budget
 }
 
 // The records below are the bulk of a Profile: one per distinct frame,
@@ -147,10 +154,21 @@ func (p *Profile) Total() fold.Count { return p.total }
 func (p *Profile) Decimal() bool { return p.dec }
 
 // Functions returns the number of distinct functions seen.
-func (p *Profile) Functions() int { return p.funcs.len() }
+func (p *Profile) Functions() int {
+	if p.ext != nil {
+		return p.ext.funcs.Len()
+	}
+	return p.funcs.len()
+}
 
-// Edges returns the number of distinct caller→callee frame pairs seen.
-func (p *Profile) Edges() int { return p.edges.len() }
+// Edges returns the number of distinct caller→callee frame pairs seen
+// (once the profile was written, when its tables went external).
+func (p *Profile) Edges() int {
+	if p.ext != nil {
+		return p.ext.edges
+	}
+	return p.edges.len()
+}
 
 // Add adds c samples of stack, the next stack in input order.
 func (p *Profile) Add(stack []byte, c fold.Count) error {
@@ -163,6 +181,9 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	}
 	if c.Float {
 		p.dec = true
+	}
+	if p.ext != nil {
+		return p.ext.add(stack, c)
 	}
 	p.seq++
 	if uint32(p.seq) == 0 {
@@ -219,7 +240,13 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	p.stack = p.stack[:depth]
 	leaf := p.frames.at(p.stack[depth-1].frame)
 	leaf.leaf = true
-	return addCount(&leaf.self, &leaf.selfDec, c)
+	if err := addCount(&leaf.self, &leaf.selfDec, c); err != nil {
+		return err
+	}
+	if p.opts.Mem > 0 && p.externalSize() > p.opts.Mem/2 {
+		return p.goExternal()
+	}
+	return nil
 }
 
 // frameID returns the id of frame f, adding it when new. Function names
@@ -231,6 +258,7 @@ func (p *Profile) frameID(f []byte) int32 {
 	if !added && p.frames.at(id).fn >= 0 {
 		return id
 	}
+	p.nameBytes += int64(len(f))
 	if added {
 		p.frames.add(frame{fn: -1})
 	}
@@ -294,6 +322,9 @@ func (p *Profile) edge(from, to int32) int32 {
 // WriteTo writes the callgrind file: the header with the summary, then
 // one block per function, sorted by file and name.
 func (p *Profile) WriteTo(w io.Writer) (int64, error) {
+	if p.ext != nil {
+		return p.ext.writeTo(p, w)
+	}
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	// Function p.funcs.len() is the added root, if any; file

@@ -108,7 +108,7 @@ func TestLayering(t *testing.T) {
 		"fold":      {},
 		"stream":    {"fold"},
 		"transform": {"fold", "stream"},
-		"callgrind": {"fold"},
+		"callgrind": {"fold", "stream"},
 		"pprof":     {"fold", "stream"},
 		"flame":     {"fold"},
 		"report":    {"fold", "stream"},
