@@ -243,7 +243,7 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	if err := addCount(&leaf.self, &leaf.selfDec, c); err != nil {
 		return err
 	}
-	if p.opts.Mem > 0 && p.externalSize() > p.opts.Mem/2 {
+	if p.opts.Mem > 0 && p.externalSize() > inMemoryLimit(p.opts.Mem) {
 		return p.goExternal()
 	}
 	return nil

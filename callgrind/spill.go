@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 	"slices"
 
 	"github.com/pfold/pfold/fold"
@@ -14,22 +15,23 @@ import (
 )
 
 // A Profile given a budget (Options.Mem) keeps its tables in memory while
-// they take less than half of it. Past that, it goes on as an external
+// they fit (see inMemoryLimit). Past that, it goes on as an external
 // profile: each function name is kept once (for the "(id)" names of the
 // output and to tell the root function apart), and everything else the
-// output is made of is a record in a stream.Aggregator of a quarter of
+// output is made of is a record in a stream.Aggregator of an eighth of
 // the budget, which spills sorted runs to Options.TmpDir. A record's key
 // sorts where its line goes in the output:
 //
-//	function  F(file, name) 'F'                                        → 0
-//	self cost F(file, name) 'L' line frame                             → self
-//	call      F(caller) 'M' F(callee) to-line from-line E(to) E(from) 'c' → calls
-//	          the same key ending in 'k'                                → inclusive cost
+//	function  F(file, name) 'F' id                                       → 0
+//	self cost F(file, name) 'L' line frame                               → self
+//	call      F(caller) 'M' F(callee) id to-line from-line E(to) E(from) 'c' → calls
+//	          the same key ending in 'k'                                  → inclusive cost
 //
 // where F(file, name) is E(file) E(name), E(s) is s with each 0x00
 // written 0x00 0xFF and ended by 0x00 0x00 (so the keys sort as the
 // fields do, whatever bytes the names hold), and lines are 8 bytes
-// big-endian. The roots are few and stay in memory. The output is the
+// big-endian; id is the function's id and its file's, 4 bytes each
+// big-endian, which change no order (F is the function). The roots are few and stay in memory. The output is the
 // in-memory Profile's, byte for byte, except that a decimal cost sums in
 // another order and may differ in its last digits.
 type external struct {
@@ -37,16 +39,17 @@ type external struct {
 	funcs  *stream.Names // F(file, name) → function id
 	files  *stream.Names // file → file id
 	called []uint64      // bit per function: is below the root of some stack
+	fileOf []int32       // function id → file id
 	roots  map[string]*extRoot
 
-	prev     []byte // the previous stack's frames, each E(frame)
-	prevEnds []int
-	below    []int32 // functions seen below the root in this stack
-	belowSet map[int32]bool
-	key      []byte
-	fkey     []byte // scratch: F of one frame
-	ckey     []byte // scratch: F of the caller
-	edges    int    // distinct call edges, counted when written
+	levels []level  // the previous stack's frames (see add)
+	arena  []byte   // their frames and Fs
+	root   *extRoot // the root of levels
+	exact  bool     // a decimal count came: costs are added as they come
+	key    []byte
+	fkey   []byte // scratch: F of one frame
+	ckey   []byte // scratch: F of the caller
+	edges  int    // distinct call edges, counted when written
 }
 
 type extRoot struct {
@@ -120,7 +123,7 @@ func escLen(key []byte) int {
 
 func newExternal(opts Options) *external {
 	return &external{
-		agg:   stream.NewAggregator(stream.Options{Mem: max(opts.Mem/4, 1<<20), TmpDir: opts.TmpDir}),
+		agg:   stream.NewAggregator(stream.Options{Mem: aggMem(opts.Mem), TmpDir: opts.TmpDir}),
 		funcs: stream.NewNames(), files: stream.NewNames(),
 		roots: map[string]*extRoot{},
 	}
@@ -138,23 +141,34 @@ func (x *external) function(f []byte, fk *[]byte) (int32, uint64, error) {
 func (x *external) addFunction(fk, file []byte) (int32, error) {
 	id, added := x.funcs.Add(fk)
 	if added {
-		x.files.Intern(file)
+		x.fileOf = append(x.fileOf, int32(x.files.Intern(file)))
 		if id/64 >= len(x.called) {
 			x.called = append(x.called, 0)
 		}
-		if err := x.agg.Add(append(fk, recFunction), fold.Int(0)); err != nil {
+		k := append(x.key[:0], fk...)
+		k = append(k, recFunction)
+		x.key = x.appendIDs(k, int32(id))
+		if err := x.agg.Add(x.key, fold.Int(0)); err != nil {
 			return 0, err
 		}
 	}
 	return int32(id), nil
 }
 
+// appendIDs appends function fn's id and its file's.
+func (x *external) appendIDs(k []byte, fn int32) []byte {
+	k = binary.BigEndian.AppendUint32(k, uint32(fn))
+	return binary.BigEndian.AppendUint32(k, uint32(x.fileOf[fn]))
+}
+
 // callKey leaves in x.key the key of the call from frame from (of the
-// function whose F is ck, at fromLine) to frame to (F fk, at toLine).
-func (x *external) callKey(ck, fk []byte, toLine, fromLine uint64, to, from []byte, tag byte) []byte {
+// function whose F is ck, at fromLine) to frame to (of function toFn,
+// F fk, at toLine).
+func (x *external) callKey(ck, fk []byte, toFn int32, toLine, fromLine uint64, to, from []byte, tag byte) []byte {
 	k := append(x.key[:0], ck...)
 	k = append(k, recCall)
 	k = append(k, fk...)
+	k = x.appendIDs(k, toFn)
 	k = binary.BigEndian.AppendUint64(k, toLine)
 	k = binary.BigEndian.AppendUint64(k, fromLine)
 	k = appendEsc(k, to)
@@ -163,116 +177,156 @@ func (x *external) callKey(ck, fk []byte, toLine, fromLine uint64, to, from []by
 	return x.key
 }
 
-// add is Profile.Add once the Profile is external: the same model, the
-// stack compared with the previous one by its frames' bytes.
+// A level is a frame of the previous stack, with what add needs of it
+// when the next stack shares it: its function, line and F, whether it
+// adds to its call's inclusive cost (at the outermost call of its
+// function), and the integer cost it added that is not yet in the
+// Aggregator. Consecutive stacks share most of their frames (sorted
+// input shares prefixes), so a shared frame costs a comparison and an
+// addition; its cost record is added when the frame leaves the stack.
+type level struct {
+	frame, fk [2]int // spans of x.arena
+	fn        int32
+	line      uint64
+	costs     bool
+	acc       uint64
+}
+
+func (x *external) frameOf(d int) []byte { l := &x.levels[d]; return x.arena[l.frame[0]:l.frame[1]] }
+func (x *external) fkOf(d int) []byte    { l := &x.levels[d]; return x.arena[l.fk[0]:l.fk[1]] }
+
+// costKey returns the key of the inclusive cost of the call into level d.
+func (x *external) costKey(d int) []byte {
+	return x.callKey(x.fkOf(d-1), x.fkOf(d), x.levels[d].fn, x.levels[d].line, x.levels[d-1].line, x.frameOf(d), x.frameOf(d-1), tagCost)
+}
+
+// flush adds the cost level d holds to the Aggregator.
+func (x *external) flush(d int) error {
+	l := &x.levels[d]
+	if l.acc == 0 {
+		return nil
+	}
+	c := fold.Int(l.acc)
+	l.acc = 0
+	return x.agg.Add(x.costKey(d), c)
+}
+
+// cut keeps the first n levels, flushing the others.
+func (x *external) cut(n int) error {
+	for d := len(x.levels) - 1; d >= n; d-- {
+		if err := x.flush(d); err != nil {
+			return err
+		}
+	}
+	if n < len(x.levels) {
+		x.arena = x.arena[:x.levels[n].frame[0]]
+		x.levels = x.levels[:n]
+	}
+	return nil
+}
+
+// push adds frame f of function fn at line (whose F is fk) as the next
+// level.
+func (x *external) push(f, fk []byte, fn int32, line uint64) {
+	l := level{fn: fn, line: line}
+	l.frame[0] = len(x.arena)
+	x.arena = append(x.arena, f...)
+	l.frame[1] = len(x.arena)
+	l.fk[0] = l.frame[1]
+	x.arena = append(x.arena, fk...)
+	l.fk[1] = len(x.arena)
+	if d := len(x.levels); d > 0 && fn != x.levels[0].fn {
+		l.costs = true
+		for i := 1; i < d; i++ {
+			if x.levels[i].fn == fn {
+				l.costs = false // not the outermost call of fn
+				break
+			}
+		}
+	}
+	x.levels = append(x.levels, l)
+}
+
+// add is Profile.Add once the Profile is external: the same model.
 func (x *external) add(stack []byte, c fold.Count) error {
+	if c.Float && !x.exact {
+		// Decimal sums depend on their order: from now on each cost
+		// is added as it comes, as the in-memory Profile adds it.
+		x.exact = true
+		for d := range x.levels {
+			if err := x.flush(d); err != nil {
+				return err
+			}
+		}
+	}
 	depth := 0
 	shared := true
-	var rootFn int32
-	x.below = x.below[:0]
-	clear(x.belowSet)
 	var err error
-	var callerFrame []byte // the frame above, and its line
-	var callerLine uint64
-	var frameBuf []byte
 	fold.Frames(stack, func(f []byte) bool {
-		if shared && (depth >= len(x.prevEnds) || !bytes.Equal(x.prevFrame(depth, &frameBuf), f)) {
+		if shared && (depth >= len(x.levels) || !bytes.Equal(x.frameOf(depth), f)) {
 			shared = false
-			x.truncate(depth)
-		}
-		fn, line, e := x.function(f, &x.fkey)
-		if err = e; err != nil {
-			return false
-		}
-		if !shared {
-			if depth == 0 {
-				r := x.roots[string(f)]
-				if r == nil {
-					r = &extRoot{fn: fn, line: line}
-					x.roots[string(f)] = r
-				}
-				r.calls++
-			} else if err = x.agg.Add(x.callKey(x.ckey, x.fkey, line, callerLine, f, callerFrame, tagCalls), fold.Int(1)); err != nil {
+			if err = x.cut(depth); err != nil {
 				return false
 			}
-			x.prev = appendEsc(x.prev, f)
-			x.prevEnds = append(x.prevEnds, len(x.prev))
 		}
-		if depth == 0 {
-			rootFn = fn
-			r := x.roots[string(f)]
-			r.cost, err = r.cost.Add(c)
-		} else {
-			x.called[fn/64] |= 1 << (fn % 64)
-			if fn != rootFn && x.firstBelow(fn) {
-				// The outermost call of fn in this stack.
-				err = x.agg.Add(x.callKey(x.ckey, x.fkey, line, callerLine, f, callerFrame, tagCost), c)
+		if !shared {
+			var fn int32
+			var line uint64
+			if fn, line, err = x.function(f, &x.fkey); err != nil {
+				return false
+			}
+			x.push(f, x.fkey, fn, line)
+			if depth == 0 {
+				x.root = x.roots[string(f)]
+				if x.root == nil {
+					x.root = &extRoot{fn: fn, line: line}
+					x.roots[string(f)] = x.root
+				}
+				x.root.calls++
+			} else {
+				x.called[fn/64] |= 1 << (fn % 64)
+				k := x.callKey(x.fkOf(depth-1), x.fkOf(depth), fn, line, x.levels[depth-1].line, f, x.frameOf(depth-1), tagCalls)
+				if err = x.agg.Add(k, fold.Int(1)); err != nil {
+					return false
+				}
 			}
 		}
-		x.ckey, x.fkey = x.fkey, x.ckey
-		callerFrame, callerLine = f, line
+		if l := &x.levels[depth]; depth == 0 {
+			x.root.cost, err = x.root.cost.Add(c)
+		} else if l.costs {
+			if x.exact {
+				err = x.agg.Add(x.costKey(depth), c)
+			} else if sum, carry := bits.Add64(l.acc, c.N, 0); carry == 0 {
+				l.acc = sum
+			} else if err = x.flush(depth); err == nil {
+				l.acc = c.N
+			}
+		}
 		depth++
 		return err == nil
 	})
 	if err != nil {
 		return err
 	}
-	x.truncate(depth)
-	// callerFrame is the leaf, and ckey its function's F.
-	k := append(x.key[:0], x.ckey...)
+	if err := x.cut(depth); err != nil {
+		return err
+	}
+	k := append(x.key[:0], x.fkOf(depth-1)...)
 	k = append(k, recSelf)
-	k = binary.BigEndian.AppendUint64(k, callerLine)
-	x.key = append(k, callerFrame...)
+	k = binary.BigEndian.AppendUint64(k, x.levels[depth-1].line)
+	x.key = append(k, x.frameOf(depth-1)...)
 	return x.agg.Add(x.key, c)
 }
 
-// prevFrame returns frame i of the previous stack.
-func (x *external) prevFrame(i int, buf *[]byte) []byte {
-	start := 0
-	if i > 0 {
-		start = x.prevEnds[i-1]
-	}
-	f, _, b := cutEsc(x.prev[start:x.prevEnds[i]], (*buf)[:0])
-	*buf = b
-	return f
-}
+// aggMem is the budget of an external profile's Aggregator.
+func aggMem(mem int64) int64 { return max(mem/8, 1<<20) }
 
-// truncate keeps the first n frames of the previous stack.
-func (x *external) truncate(n int) {
-	if n < len(x.prevEnds) {
-		x.prevEnds = x.prevEnds[:n]
-		x.prev = x.prev[:0]
-		if n > 0 {
-			x.prev = x.prev[:x.prevEnds[n-1]]
-		}
-	}
-}
-
-// firstBelow reports whether function fn is seen below the root for the
-// first time in this stack.
-func (x *external) firstBelow(fn int32) bool {
-	if len(x.belowSet) == 0 && len(x.below) < 64 {
-		if slices.Contains(x.below, fn) {
-			return false
-		}
-		x.below = append(x.below, fn)
-		return true
-	}
-	if x.belowSet == nil {
-		x.belowSet = make(map[int32]bool)
-	}
-	if len(x.belowSet) == 0 {
-		for _, g := range x.below {
-			x.belowSet[g] = true
-		}
-	}
-	if x.belowSet[fn] {
-		return false
-	}
-	x.belowSet[fn] = true
-	x.below = append(x.below, fn)
-	return true
-}
+// inMemoryLimit is the size of the in-memory tables past which they go
+// external. The commands let the Go runtime use the budget and 48 MiB;
+// going external holds, for a while, the tables but their hash tables
+// (a quarter of them), a copy of the function names (a third) and the
+// Aggregator; writing the in-memory tables adds about a quarter of them.
+func inMemoryLimit(mem int64) int64 { return (mem + 48<<20 - aggMem(mem)) * 7 / 10 }
 
 // externalSize estimates the bytes of the in-memory tables: names and
 // records, with their hash table slots.
@@ -283,6 +337,9 @@ func (p *Profile) externalSize() int64 {
 // goExternal moves the in-memory tables into an external profile and
 // frees them.
 func (p *Profile) goExternal() error {
+	// The hash tables are not needed to move the records: let them go
+	// first, before the copy of the function names grows.
+	p.funcOf, p.edgeOf, p.rootOf = nil, nil, nil
 	x := newExternal(p.opts)
 	ids := make([]int32, p.funcs.len()) // in-memory function → external
 	for i := range int32(p.funcs.len()) {
@@ -320,11 +377,12 @@ func (p *Profile) goExternal() error {
 		from, to := p.frames.at(e.from), p.frames.at(e.to)
 		x.ckey, x.fkey = fkeyOf(x.ckey, e.from), fkeyOf(x.fkey, e.to)
 		toName, fromName := p.frameNames.get(e.to), p.frameNames.get(e.from)
-		if err := x.agg.Add(x.callKey(x.ckey, x.fkey, to.line, from.line, toName, fromName, tagCalls), fold.Int(e.calls)); err != nil {
+		toFn := ids[to.fn]
+		if err := x.agg.Add(x.callKey(x.ckey, x.fkey, toFn, to.line, from.line, toName, fromName, tagCalls), fold.Int(e.calls)); err != nil {
 			return err
 		}
 		if cost := count(e.cost, e.costDec); !cost.IsZero() || cost.Float {
-			if err := x.agg.Add(x.callKey(x.ckey, x.fkey, to.line, from.line, toName, fromName, tagCost), cost); err != nil {
+			if err := x.agg.Add(x.callKey(x.ckey, x.fkey, toFn, to.line, from.line, toName, fromName, tagCost), cost); err != nil {
 				return err
 			}
 		}
@@ -334,9 +392,13 @@ func (p *Profile) goExternal() error {
 		x.roots[string(p.frameNames.get(r.frame))] = &extRoot{fn: ids[f.fn], line: f.line, calls: r.calls, cost: r.cost}
 	}
 	for _, e := range p.stack {
-		x.prev = appendEsc(x.prev, p.frameNames.get(e.frame))
-		x.prevEnds = append(x.prevEnds, len(x.prev))
+		f := p.frames.at(e.frame)
+		x.push(p.frameNames.get(e.frame), fkeyOf(x.fkey, e.frame), ids[f.fn], f.line)
 	}
+	if len(p.stack) > 0 {
+		x.root = x.roots[string(p.frameNames.get(p.stack[0].frame))]
+	}
+	x.exact = p.dec
 	fresh := New(p.opts)
 	fresh.total, fresh.dec, fresh.ext = p.total, p.dec, x
 	*p = *fresh
@@ -359,6 +421,9 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 	if x.agg == nil {
 		return 0, errWritten
 	}
+	if err := x.cut(0); err != nil {
+		return 0, err
+	}
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
 	nf := x.funcs.Len()
@@ -369,14 +434,15 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 	out.str("summary: ", costString(p.total), "\n")
 
 	var fbuf, nbuf []byte
-	// ref returns function fk (an F) as written.
-	ref := func(fk []byte) funcRef {
+	// ref returns function fk (an F) of ids (its id and its file's) as
+	// written.
+	ref := func(fk, ids []byte) funcRef {
 		var file, name []byte
 		file, rest, b := cutEsc(fk, fbuf)
 		fbuf = b
 		name, _, b = cutEsc(rest, nbuf)
 		nbuf = b
-		return funcRef{file: int32(x.files.Lookup(file)), fn: int32(x.funcs.Lookup(fk)), fileName: file, name: name}
+		return funcRef{fn: int32(binary.BigEndian.Uint32(ids)), file: int32(binary.BigEndian.Uint32(ids[4:])), fileName: file, name: name}
 	}
 
 	// The root's calls, when a root function is also called.
@@ -412,7 +478,7 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 			return cmp.Compare(a.frame, b.frame)
 		})
 		for _, k := range keys {
-			out.call(ref(x.funcs.Get(int(k.r.fn))), k.r.calls, k.r.line, 0, k.r.cost)
+			out.call(ref(x.funcs.Get(int(k.r.fn)), x.appendIDs(nil, k.r.fn)), k.r.calls, k.r.line, 0, k.r.cost)
 		}
 	}
 
@@ -428,9 +494,9 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 		rest := pending[escLen(pending)+escLen(pending[escLen(pending):])+1:] // after F(caller) 'M'
 		n := escLen(rest)
 		n += escLen(rest[n:])
-		callee := ref(rest[:n])
-		toLine := binary.BigEndian.Uint64(rest[n:])
-		fromLine := binary.BigEndian.Uint64(rest[n+8:])
+		callee := ref(rest[:n], rest[n:n+8])
+		toLine := binary.BigEndian.Uint64(rest[n+8:])
+		fromLine := binary.BigEndian.Uint64(rest[n+16:])
 		out.call(callee, calls, toLine, fromLine, cost)
 		pending = nil
 	}
@@ -442,7 +508,7 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 		switch rec {
 		case recFunction:
 			flush()
-			out.function(ref(fk))
+			out.function(ref(fk, key[n+1:]))
 		case recSelf:
 			flush()
 			out.cost(binary.BigEndian.Uint64(key[n+1:]), c)
