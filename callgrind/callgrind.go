@@ -29,6 +29,10 @@ type Options struct {
 	Event      string // event name in the "events:" line; DefaultEvent when empty
 	Creator    string // "creator:" line; "pfold" when empty
 	NoCompress bool   // write names in full every time instead of "(id) name"
+	// Mem, when not 0, is the memory budget: past half of it the tables
+	// go external (see spill.go), spilling to TmpDir ("" is $TMPDIR).
+	Mem    int64
+	TmpDir string
 }
 
 // ValidEvent reports whether name can be an event name: callgrind readers
@@ -39,9 +43,10 @@ func ValidEvent(name string) bool {
 
 // Profile accumulates folded stacks and writes them as one callgrind file.
 //
-// Its memory is bounded by the distinct frames (each stored once, with
-// about 100 bytes of counts and table slots) and the distinct caller→callee
-// frame pairs (about 60 bytes each), never by the number of stacks.
+// Its memory is bounded by the distinct frames (each name stored once,
+// with about 80 bytes of records and table slots) and the distinct
+// caller→callee frame pairs (about 50 bytes each), never by the number
+// of stacks.
 type Profile struct {
 	opts Options
 
@@ -50,12 +55,12 @@ type Profile struct {
 	// it by an int32 id, so a profile of millions of frames is a few
 	// large pointer-free slices the garbage collector never scans.
 	frameNames table.Bytes // frame id → the frame as read
-	frames     []frame
+	frames     paged[frame]
 	files      table.Bytes // file id → file name
-	funcs      []function
+	funcs      paged[function]
 	funcOf     table.Ints // pairKey(file id, name id) → function id
 	edgeOf     table.Ints // pairKey(from, to frame ids) → edge id
-	edges      []edge
+	edges      paged[edge]
 
 	stack  []entry // the ongoing calls, root first
 	roots  []root
@@ -64,13 +69,21 @@ type Profile struct {
 	seq   uint64 // number of stacks added, stamps first occurrences
 	total fold.Count
 	dec   bool
+
+	nameBytes int64     // bytes of frameNames, for the budget
+	ext       *external // the tables, once they outgrew the budget
 }
 
+// The records below are the bulk of a Profile: one per distinct frame,
+// function and call edge. Their counts take 8 bytes and a flag (see
+// count) instead of a fold.Count's 24.
 type frame struct {
+	line uint64
+	self uint64 // a count, with selfDec
 	fn   int32
 	leaf bool // was a leaf at least once
-	line uint64
-	self fold.Count
+	// selfDec: self is a decimal
+	selfDec bool
 }
 
 // root is a frame that is the root of stacks; there are few.
@@ -82,14 +95,37 @@ type root struct {
 
 type function struct {
 	file, name int32  // ids in Profile.files and Profile.frameNames
+	stamp      uint32 // seq of the last stack it was seen below the root in (its low half)
 	called     bool   // is below the root of some stack
-	stamp      uint64 // seq of the last stack it was seen below the root in
 }
 
 type edge struct {
-	from, to int32 // frame ids
 	calls    uint64
-	cost     fold.Count
+	cost     uint64 // a count, with costDec
+	from, to int32  // frame ids
+	costDec  bool
+}
+
+// count returns the count held as v and dec.
+func count(v uint64, dec bool) fold.Count {
+	if dec {
+		return fold.Dec(math.Float64frombits(v))
+	}
+	return fold.Int(v)
+}
+
+// addCount adds c to the count held as *v and *dec.
+func addCount(v *uint64, dec *bool, c fold.Count) error {
+	sum, err := count(*v, *dec).Add(c)
+	if err != nil {
+		return err
+	}
+	if *dec = sum.Float; sum.Float {
+		*v = math.Float64bits(sum.F)
+	} else {
+		*v = sum.N
+	}
+	return nil
 }
 
 type entry struct {
@@ -105,7 +141,10 @@ func New(opts Options) *Profile {
 	if opts.Creator == "" {
 		opts.Creator = "pfold"
 	}
-	return &Profile{opts: opts, rootOf: make(map[int32]int32)}
+	return &Profile{
+		opts:   opts,
+		rootOf: make(map[int32]int32),
+	}
 }
 
 // Total returns the sum of the counts added.
@@ -116,10 +155,21 @@ func (p *Profile) Total() fold.Count { return p.total }
 func (p *Profile) Decimal() bool { return p.dec }
 
 // Functions returns the number of distinct functions seen.
-func (p *Profile) Functions() int { return len(p.funcs) }
+func (p *Profile) Functions() int {
+	if p.ext != nil {
+		return p.ext.funcs.Len()
+	}
+	return p.funcs.len()
+}
 
-// Edges returns the number of distinct caller→callee frame pairs seen.
-func (p *Profile) Edges() int { return len(p.edges) }
+// Edges returns the number of distinct caller→callee frame pairs seen
+// (once the profile was written, when its tables went external).
+func (p *Profile) Edges() int {
+	if p.ext != nil {
+		return p.ext.edges
+	}
+	return p.edges.len()
+}
 
 // Add adds c samples of stack, the next stack in input order.
 func (p *Profile) Add(stack []byte, c fold.Count) error {
@@ -133,7 +183,18 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	if c.Float {
 		p.dec = true
 	}
+	if p.ext != nil {
+		return p.ext.add(stack, c)
+	}
 	p.seq++
+	if uint32(p.seq) == 0 {
+		// The stamps hold seq's low half: forget them all when it wraps,
+		// and never use 0, the stamp of a function not yet seen.
+		for i := range int32(p.funcs.len()) {
+			p.funcs.at(i).stamp = 0
+		}
+		p.seq++
+	}
 	depth := 0
 	shared := true
 	var rootFn int32
@@ -151,25 +212,25 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 				p.roots[e].calls++
 			} else {
 				e = p.edge(p.stack[depth-1].frame, id)
-				p.edges[e].calls++
+				p.edges.at(e).calls++
 			}
 			p.stack = append(p.stack, entry{frame: id, edge: e})
 		}
 		ent := p.stack[depth]
-		fn := p.frames[ent.frame].fn
+		fn := p.frames.at(ent.frame).fn
 		if depth == 0 {
 			rootFn = fn
 			r := &p.roots[ent.edge]
 			r.cost, err = r.cost.Add(c)
 		} else {
-			g := &p.funcs[fn]
+			g := p.funcs.at(fn)
 			g.called = true
-			if g.stamp != p.seq && fn != rootFn {
+			if g.stamp != uint32(p.seq) && fn != rootFn {
 				// The outermost call of fn in this stack.
-				e := &p.edges[ent.edge]
-				e.cost, err = e.cost.Add(c)
+				e := p.edges.at(ent.edge)
+				err = addCount(&e.cost, &e.costDec, c)
 			}
-			g.stamp = p.seq
+			g.stamp = uint32(p.seq)
 		}
 		depth++
 		return err == nil
@@ -178,10 +239,15 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 		return err
 	}
 	p.stack = p.stack[:depth]
-	leaf := &p.frames[p.stack[depth-1].frame]
+	leaf := p.frames.at(p.stack[depth-1].frame)
 	leaf.leaf = true
-	leaf.self, err = leaf.self.Add(c)
-	return err
+	if err := addCount(&leaf.self, &leaf.selfDec, c); err != nil {
+		return err
+	}
+	if p.opts.Mem > 0 && p.externalSize() > inMemoryLimit(p.opts.Mem) {
+		return p.goExternal()
+	}
+	return nil
 }
 
 // frameID returns the id of frame f, adding it when new. Function names
@@ -190,23 +256,24 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 // frameNames whose frame has no function (fn -1) until it is seen.
 func (p *Profile) frameID(f []byte) int32 {
 	id, added := p.frameNames.Add(f)
-	if !added && p.frames[id].fn >= 0 {
+	if !added && p.frames.at(id).fn >= 0 {
 		return id
 	}
+	p.nameBytes += int64(len(f))
 	if added {
-		p.frames = append(p.frames, frame{fn: -1})
+		p.frames.add(frame{fn: -1})
 	}
 	file, name, line := frameFunction(f)
 	fileID, _ := p.files.Add(file)
 	nameID, added := p.frameNames.Add(name)
 	if added {
-		p.frames = append(p.frames, frame{fn: -1})
+		p.frames.add(frame{fn: -1})
 	}
 	fn, added := p.funcOf.Add(pairKey(fileID, nameID))
 	if added {
-		p.funcs = append(p.funcs, function{file: fileID, name: nameID})
+		p.funcs.add(function{file: fileID, name: nameID})
 	}
-	p.frames[id] = frame{fn: fn, line: line}
+	*p.frames.at(id) = frame{fn: fn, line: line}
 	return id
 }
 
@@ -246,7 +313,7 @@ func (p *Profile) root(id int32) int32 {
 func (p *Profile) edge(from, to int32) int32 {
 	e, added := p.edgeOf.Add(pairKey(from, to))
 	if added {
-		p.edges = append(p.edges, edge{from: from, to: to})
+		p.edges.add(edge{from: from, to: to})
 	}
 	return e
 }
@@ -257,12 +324,15 @@ func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 // WriteTo writes the callgrind file: the header with the summary, then
 // one block per function, sorted by file and name.
 func (p *Profile) WriteTo(w io.Writer) (int64, error) {
+	if p.ext != nil {
+		return p.ext.writeTo(p, w)
+	}
 	cw := &countWriter{w: w}
 	bw := bufio.NewWriterSize(cw, 64<<10)
-	// Function len(p.funcs) is the added root, if any; file
+	// Function p.funcs.len() is the added root, if any; file
 	// p.files.Len() its file when no frame is in UnknownFile.
 	out := &writer{w: bw, compress: !p.opts.NoCompress,
-		fileIDs: make([]int32, p.files.Len()+1), fnIDs: make([]int32, len(p.funcs)+1)}
+		fileIDs: make([]int32, p.files.Len()+1), fnIDs: make([]int32, p.funcs.len()+1)}
 
 	// callgrind_annotate reads "events:" as the last header line, so
 	// "positions:" goes before it; "summary:" gives the readers the total
@@ -291,19 +361,19 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 		fn     int32
 		prefix uint64
 	}
-	keys := make([]funcKey, len(p.funcs))
-	for i := range p.funcs {
-		f := &p.funcs[i]
+	keys := make([]funcKey, p.funcs.len())
+	for i := range int32(p.funcs.len()) {
+		f := p.funcs.at(i)
 		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.frameNames.Key(f.name))}
 	}
 	sortOn2(keys, func(a, b funcKey) int {
 		if c := cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.prefix, b.prefix)); c != 0 {
 			return c
 		}
-		return bytes.Compare(p.frameNames.Key(p.funcs[a.fn].name), p.frameNames.Key(p.funcs[b.fn].name))
+		return bytes.Compare(p.frameNames.Key(p.funcs.at(a.fn).name), p.frameNames.Key(p.funcs.at(b.fn).name))
 	})
-	order := make([]int32, len(p.funcs))
-	rank := make([]int32, len(p.funcs))
+	order := make([]int32, p.funcs.len())
+	rank := make([]int32, p.funcs.len())
 	for i, k := range keys {
 		order[i] = k.fn
 		rank[k.fn] = int32(i)
@@ -329,34 +399,36 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	// the frame as read. The keys are gathered first: sorting compares
 	// them many times.
 	type callKey struct {
-		from, to         int32 // ranks of the functions
-		toLine, fromLine uint64
-		edge             int32
+		from, to int32 // ranks of the functions
+		edge     int32 // then the lines and names of its frames
 	}
 	// Sorted on another CPU while the leaves and the root are.
 	var sorted sync.WaitGroup
-	calls := make([]callKey, len(p.edges))
+	calls := make([]callKey, p.edges.len())
 	sorted.Go(func() {
-		for i := range p.edges {
-			e := &p.edges[i]
-			from, to := &p.frames[e.from], &p.frames[e.to]
-			calls[i] = callKey{rank[from.fn], rank[to.fn], to.line, from.line, int32(i)}
+		for i := range int32(p.edges.len()) {
+			e := p.edges.at(i)
+			from, to := p.frames.at(e.from), p.frames.at(e.to)
+			calls[i] = callKey{rank[from.fn], rank[to.fn], int32(i)}
 		}
 		slices.SortFunc(calls, func(a, b callKey) int {
-			if c := cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to),
-				cmp.Compare(a.toLine, b.toLine), cmp.Compare(a.fromLine, b.fromLine)); c != 0 {
+			if c := cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)); c != 0 {
 				return c
 			}
-			ea, eb := &p.edges[a.edge], &p.edges[b.edge]
+			ea, eb := p.edges.at(a.edge), p.edges.at(b.edge)
+			if c := cmp.Or(cmp.Compare(p.frames.at(ea.to).line, p.frames.at(eb.to).line),
+				cmp.Compare(p.frames.at(ea.from).line, p.frames.at(eb.from).line)); c != 0 {
+				return c
+			}
 			return cmp.Or(bytes.Compare(p.frameNames.Key(ea.to), p.frameNames.Key(eb.to)),
 				bytes.Compare(p.frameNames.Key(ea.from), p.frameNames.Key(eb.from)))
 		})
 	})
 
 	var leaves []frameKey
-	for id := range p.frames {
-		if f := &p.frames[id]; f.leaf {
-			leaves = append(leaves, frameKey{rank[f.fn], int32(id), f.line})
+	for id := range int32(p.frames.len()) {
+		if f := p.frames.at(id); f.leaf {
+			leaves = append(leaves, frameKey{rank[f.fn], id, f.line})
 		}
 	}
 	leaves = sortFrames(leaves)
@@ -365,11 +437,11 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 		out.function(root)
 		keys := make([]frameKey, len(p.roots))
 		for i, r := range p.roots {
-			f := &p.frames[r.frame]
+			f := p.frames.at(r.frame)
 			keys[i] = frameKey{rank[f.fn], r.frame, f.line}
 		}
 		for _, k := range sortFrames(keys) {
-			f, r := &p.frames[k.frame], &p.roots[p.rootOf[k.frame]]
+			f, r := p.frames.at(k.frame), &p.roots[p.rootOf[k.frame]]
 			out.call(p.ref(f.fn), r.calls, f.line, 0, r.cost)
 		}
 	}
@@ -378,13 +450,13 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	for r, fn := range order {
 		out.function(p.ref(fn))
 		for ; len(leaves) > 0 && leaves[0].rank == int32(r); leaves = leaves[1:] {
-			f := &p.frames[leaves[0].frame]
-			out.cost(f.line, f.self)
+			f := p.frames.at(leaves[0].frame)
+			out.cost(f.line, count(f.self, f.selfDec))
 		}
 		for ; len(calls) > 0 && calls[0].from == int32(r); calls = calls[1:] {
-			e := &p.edges[calls[0].edge]
-			to := &p.frames[e.to]
-			out.call(p.ref(to.fn), e.calls, to.line, p.frames[e.from].line, e.cost)
+			e := p.edges.at(calls[0].edge)
+			to := p.frames.at(e.to)
+			out.call(p.ref(to.fn), e.calls, to.line, p.frames.at(e.from).line, count(e.cost, e.costDec))
 		}
 	}
 	err := bw.Flush()
@@ -431,18 +503,18 @@ type funcRef struct {
 }
 
 func (p *Profile) ref(fn int32) funcRef {
-	f := &p.funcs[fn]
+	f := p.funcs.at(fn)
 	return funcRef{file: f.file, fn: fn, fileName: p.files.Key(f.file), name: p.frameNames.Key(f.name)}
 }
 
 // rootName returns the function to add above the roots, or a funcRef
 // without name when no root function is also called. Its function id is
-// len(p.funcs); its file id, when no frame is in UnknownFile,
+// p.funcs.len(); its file id, when no frame is in UnknownFile,
 // p.files.Len().
 func (p *Profile) rootName() funcRef {
 	need := false
 	for _, r := range p.roots {
-		if p.funcs[p.frames[r.frame].fn].called {
+		if p.funcs.at(p.frames.at(r.frame).fn).called {
 			need = true
 			break
 		}
@@ -451,7 +523,7 @@ func (p *Profile) rootName() funcRef {
 		return funcRef{}
 	}
 	file := p.files.Find([]byte(UnknownFile))
-	root := funcRef{file: file, fn: int32(len(p.funcs)), fileName: []byte(UnknownFile), name: []byte(RootName)}
+	root := funcRef{file: file, fn: int32(p.funcs.len()), fileName: []byte(UnknownFile), name: []byte(RootName)}
 	if file < 0 {
 		root.file = int32(p.files.Len())
 		return root

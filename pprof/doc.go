@@ -21,16 +21,17 @@
 //
 // # Memory
 //
-// A profile is one protobuf message, so the whole profile is built in
-// memory before anything is written: about 100 bytes per folded line plus
-// 8 bytes per frame of it, one Function and Location per distinct frame
-// name, and the encoded profile at the end. Aggregating first (pmerge),
-// so that each distinct stack is one line, keeps this to the size of the
-// distinct stacks.
+// profile.proto's repeated fields may come in any order, so a Builder
+// encodes each sample as it is added (NewWriter also compresses and
+// writes it at once) and writes the locations, functions and strings at
+// the end. It holds only the distinct frame names: each name's bytes and
+// about 30 bytes of table, whatever the number of stacks. The bytes are
+// those the pprof package writes for the same profile.
 //
 // # What it must never import
 //
-// Of pfold's packages, only fold: it is a writer, fed stacks by its
-// command. Never stream, transform, ingest, internal/cmdutil or a command.
+// Of pfold's packages, only fold and stream (for its table of names,
+// stream.Names): it is a writer, fed stacks by its command. Never
+// transform, ingest, internal/cmdutil or a command.
 // github.com/google/pprof/profile is its one outside dependency.
 package pprof

@@ -1,15 +1,18 @@
 package pprof
 
 import (
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/stream"
 )
 
 // Options describe the profile's values.
@@ -38,27 +41,40 @@ func ParseValueType(s string) (typ, unit string, err error) {
 	return typ, unit, nil
 }
 
-// A Builder accumulates folded stacks into a profile.
+// A Builder encodes folded stacks as a profile.proto message, one sample
+// per stack as it is added. profile.proto's repeated fields may come in
+// any order, and go tool pprof's own encoder writes every sample before
+// the locations, functions and strings: so the samples are encoded as
+// they come (and, from NewWriter, compressed and written at once), and
+// the Builder keeps only the distinct frame names, each numbered by its
+// first appearance. The bytes are those github.com/google/pprof/profile
+// writes for the same profile.
 type Builder struct {
-	p     *profile.Profile
-	scale float64
-	locs  map[string]*profile.Location
+	typ, unit     string // the sample type
+	ptTyp, ptUnit string // the period type
+	period        int64
+	scale         float64
+	names         *stream.Names
 
-	// Samples take their locations and values from shared chunks: one
-	// allocation per few thousand samples instead of three per sample.
-	locChunk   []*profile.Location
-	valueChunk []int64
-	sampChunk  []profile.Sample
-	frames     []*profile.Location // scratch, root first
+	buf  []byte // encoded and not yet written: the whole profile's samples for New
+	body []byte // scratch: one sample
+	ids  []uint64
+
+	zw      *gzip.Writer // NewWriter's output, nil for New
+	out     *countingWriter
+	samples int
 
 	total   fold.Count // the folded total, before scaling
 	written int64      // the sum of the written values
 	rounded bool
 }
 
-const chunk = 4096
+// flushSize is how much encoded profile NewWriter's Builder holds before
+// compressing it.
+const flushSize = 64 << 10
 
-// New returns an empty Builder.
+// New returns an empty Builder that holds the encoded samples (a few
+// bytes per frame of each stack) until WriteTo.
 func New(opt Options) *Builder {
 	st := &profile.ValueType{Type: opt.SampleType, Unit: opt.SampleUnit}
 	if st.Type == "" {
@@ -78,16 +94,34 @@ func New(opt Options) *Builder {
 	if scale == 0 {
 		scale = 1
 	}
-	return &Builder{
-		p: &profile.Profile{
-			SampleType:        []*profile.ValueType{st},
-			DefaultSampleType: st.Type,
-			PeriodType:        pt,
-			Period:            opt.Period,
-		},
-		scale: scale,
-		locs:  make(map[string]*profile.Location),
+	b := &Builder{typ: st.Type, unit: st.Unit, ptTyp: pt.Type, ptUnit: pt.Unit, period: opt.Period, scale: scale, names: stream.NewNames()}
+	// sample_type = 1: the strings "" (0), the type (1) and the unit.
+	b.buf = appendTag(b.buf, 1, 2)
+	b.buf = appendVarint(b.buf, uint64(varintLen(1)+1+varintLen(uint64(b.unitX()))+1))
+	b.buf = appendTag(b.buf, 1, 0)
+	b.buf = appendVarint(b.buf, 1)
+	b.buf = appendTag(b.buf, 2, 0)
+	b.buf = appendVarint(b.buf, uint64(b.unitX()))
+	return b
+}
+
+// NewWriter returns an empty Builder that writes the profile, gzipped, to
+// w as it is built: Close writes the rest. Nothing is written to w
+// before the first sample's bytes are compressed, and only what is
+// needed is held: the distinct frame names.
+func NewWriter(w io.Writer, opt Options) *Builder {
+	b := New(opt)
+	b.out = &countingWriter{w: w}
+	b.zw = gzip.NewWriter(b.out)
+	return b
+}
+
+// unitX is the string index of the sample unit: 1 when it is the type.
+func (b *Builder) unitX() int {
+	if b.unit == b.typ {
+		return 1
 	}
+	return 2
 }
 
 // ErrRange is returned for a count, or a total, outside the int64 range
@@ -111,33 +145,42 @@ func (b *Builder) Add(stack []byte, c fold.Count) error {
 	}
 	b.written, b.total = int64(sum), total
 
-	b.frames = b.frames[:0]
+	b.ids = b.ids[:0]
 	fold.Frames(stack, func(f []byte) bool {
-		b.frames = append(b.frames, b.location(f))
+		b.ids = append(b.ids, uint64(b.names.Intern(f)+1))
 		return true
 	})
-	n := len(b.frames)
-	if len(b.locChunk) < n {
-		b.locChunk = make([]*profile.Location, max(chunk, n))
+	// Sample: location_id = 1, leaf first, packed when more than two
+	// (as the pprof package writes them); value = 2.
+	body := b.body[:0]
+	if n := len(b.ids); n > 2 {
+		size := 0
+		for _, id := range b.ids {
+			size += varintLen(id)
+		}
+		body = appendTag(body, 1, 2)
+		body = appendVarint(body, uint64(size))
+		for i := n - 1; i >= 0; i-- {
+			body = appendVarint(body, b.ids[i])
+		}
+	} else {
+		for i := n - 1; i >= 0; i-- {
+			body = appendTag(body, 1, 0)
+			body = appendVarint(body, b.ids[i])
+		}
 	}
-	locs := b.locChunk[:n:n]
-	b.locChunk = b.locChunk[n:]
-	for i, l := range b.frames {
-		locs[n-1-i] = l // leaf first
+	body = appendTag(body, 2, 0)
+	body = appendVarint(body, uint64(v))
+	b.body = body
+	b.buf = appendTag(b.buf, 2, 2)
+	b.buf = appendVarint(b.buf, uint64(len(body)))
+	b.buf = append(b.buf, body...)
+	b.samples++
+	if b.zw != nil && len(b.buf) >= flushSize {
+		_, err := b.zw.Write(b.buf)
+		b.buf = b.buf[:0]
+		return err
 	}
-	if len(b.valueChunk) == 0 {
-		b.valueChunk = make([]int64, chunk)
-	}
-	vals := b.valueChunk[:1:1]
-	b.valueChunk = b.valueChunk[1:]
-	vals[0] = v
-	if len(b.sampChunk) == 0 {
-		b.sampChunk = make([]profile.Sample, chunk)
-	}
-	s := &b.sampChunk[0]
-	b.sampChunk = b.sampChunk[1:]
-	s.Location, s.Value = locs, vals
-	b.p.Sample = append(b.p.Sample, s)
 	return nil
 }
 
@@ -161,33 +204,219 @@ func (b *Builder) value(c fold.Count) (int64, error) {
 	return int64(v), nil
 }
 
-// location returns the location of frame name f, adding it and its
-// function the first time f is seen.
-func (b *Builder) location(f []byte) *profile.Location {
-	if l, ok := b.locs[string(f)]; ok {
-		return l
-	}
-	name := string(f)
-	fn := &profile.Function{ID: uint64(len(b.p.Function) + 1), Name: name, SystemName: name}
-	l := &profile.Location{ID: uint64(len(b.p.Location) + 1), Line: []profile.Line{{Function: fn}}}
-	b.p.Function = append(b.p.Function, fn)
-	b.p.Location = append(b.p.Location, l)
-	b.locs[name] = l
-	return l
-}
-
-// Profile returns the profile built so far. It shares memory with the
-// Builder.
-func (b *Builder) Profile() *profile.Profile { return b.p }
-
-// WriteTo writes the profile, gzipped, to w.
+// WriteTo writes the profile of a Builder made by New, gzipped, to w.
 func (b *Builder) WriteTo(w io.Writer) (int64, error) {
-	if err := b.p.CheckValid(); err != nil {
-		return 0, err
+	if b.zw != nil {
+		return 0, errors.New("pprof: WriteTo on a Builder made by NewWriter: Close it")
 	}
 	cw := &countingWriter{w: w}
-	err := b.p.Write(cw)
+	zw := gzip.NewWriter(cw)
+	_, err := zw.Write(b.buf)
+	if err == nil {
+		err = b.writeTail(zw, nil)
+	}
+	if e := zw.Close(); err == nil {
+		err = e
+	}
 	return cw.n, err
+}
+
+// Close writes the rest of the profile of a Builder made by NewWriter: the
+// locations, functions and strings.
+func (b *Builder) Close() error {
+	if b.zw == nil {
+		return errors.New("pprof: Close on a Builder made by New: use WriteTo")
+	}
+	err := b.writeTail(b.zw, b.buf)
+	b.buf = nil
+	if e := b.zw.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// Bytes returns the bytes of gzipped profile written so far (NewWriter).
+func (b *Builder) Bytes() int64 {
+	if b.out == nil {
+		return 0
+	}
+	return b.out.n
+}
+
+// writeTail writes what follows the samples, after buf: a location and
+// a function per frame name (ids from 1, in order of appearance), the
+// string table, the period and the default sample type, each encoded as
+// the pprof package encodes them.
+func (b *Builder) writeTail(w io.Writer, buf []byte) error {
+	flush := func() error {
+		if len(buf) < flushSize {
+			return nil
+		}
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	n := b.names.Len()
+	// The string table is "", the sample type and unit, then each new
+	// string in the order the pprof package adds them: function names
+	// (a function's system name is its name), then the period type.
+	base := 1 + b.unitX()
+	known := func(s []byte) int {
+		switch string(s) {
+		case "":
+			return 0
+		case b.typ:
+			return 1
+		case b.unit:
+			return b.unitX()
+		}
+		return -1
+	}
+	var special []int // ids of the names among the known strings
+	for _, s := range []string{"", b.typ, b.unit} {
+		if id := b.names.Lookup([]byte(s)); id >= 0 && !slices.Contains(special, id) {
+			special = append(special, id)
+		}
+	}
+	slices.Sort(special)
+	// nameX returns the string index of name id.
+	nameX := func(id int) int {
+		if k := known(b.names.Get(id)); k >= 0 {
+			return k
+		}
+		before := 0
+		for _, s := range special {
+			if s < id {
+				before++
+			}
+		}
+		return base + id - before
+	}
+	for id := 1; id <= n; id++ { // location = 4, with one line = 4
+		line := 1 + varintLen(uint64(id))
+		buf = appendTag(buf, 4, 2)
+		buf = appendVarint(buf, uint64(1+varintLen(uint64(id))+1+varintLen(uint64(line))+line))
+		buf = appendTag(buf, 1, 0)
+		buf = appendVarint(buf, uint64(id))
+		buf = appendTag(buf, 4, 2)
+		buf = appendVarint(buf, uint64(line))
+		buf = appendTag(buf, 1, 0)
+		buf = appendVarint(buf, uint64(id))
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	next := base                 // the next new string's index
+	for id := 1; id <= n; id++ { // function = 5: id, name, system name
+		x := known(b.names.Get(id - 1))
+		if x < 0 {
+			x = next
+			next++
+		}
+		size := 1 + varintLen(uint64(id))
+		if x != 0 {
+			size += 2 * (1 + varintLen(uint64(x)))
+		}
+		buf = appendTag(buf, 5, 2)
+		buf = appendVarint(buf, uint64(size))
+		buf = appendTag(buf, 1, 0)
+		buf = appendVarint(buf, uint64(id))
+		if x != 0 {
+			buf = appendTag(buf, 2, 0)
+			buf = appendVarint(buf, uint64(x))
+			buf = appendTag(buf, 3, 0)
+			buf = appendVarint(buf, uint64(x))
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+	}
+	// The period type's strings: known ones, frame names, or new.
+	var extra []string
+	stringX := func(s string) int {
+		if k := known([]byte(s)); k >= 0 {
+			return k
+		}
+		if id := b.names.Lookup([]byte(s)); id >= 0 {
+			return nameX(id)
+		}
+		if i := slices.Index(extra, s); i >= 0 {
+			return next + i
+		}
+		extra = append(extra, s)
+		return next + len(extra) - 1
+	}
+	ptTypX, ptUnitX := stringX(b.ptTyp), stringX(b.ptUnit)
+
+	str := func(s []byte) { // string_table = 6
+		buf = appendTag(buf, 6, 2)
+		buf = appendVarint(buf, uint64(len(s)))
+		buf = append(buf, s...)
+	}
+	str(nil)
+	str([]byte(b.typ))
+	if b.unitX() == 2 {
+		str([]byte(b.unit))
+	}
+	for id := range n {
+		if s := b.names.Get(id); known(s) < 0 {
+			str(s)
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, s := range extra {
+		str([]byte(s))
+	}
+	if ptTypX != 0 || ptUnitX != 0 { // period_type = 11
+		size := 0
+		if ptTypX != 0 {
+			size += 1 + varintLen(uint64(ptTypX))
+		}
+		if ptUnitX != 0 {
+			size += 1 + varintLen(uint64(ptUnitX))
+		}
+		buf = appendTag(buf, 11, 2)
+		buf = appendVarint(buf, uint64(size))
+		if ptTypX != 0 {
+			buf = appendTag(buf, 1, 0)
+			buf = appendVarint(buf, uint64(ptTypX))
+		}
+		if ptUnitX != 0 {
+			buf = appendTag(buf, 2, 0)
+			buf = appendVarint(buf, uint64(ptUnitX))
+		}
+	}
+	if b.period != 0 { // period = 12
+		buf = appendTag(buf, 12, 0)
+		buf = appendVarint(buf, uint64(b.period))
+	}
+	buf = appendTag(buf, 14, 0) // default_sample_type = 14: the type
+	buf = appendVarint(buf, 1)
+	_, err := w.Write(buf)
+	return err
+}
+
+func appendTag(b []byte, field, wire int) []byte {
+	return appendVarint(b, uint64(field)<<3|uint64(wire))
+}
+
+func appendVarint(b []byte, x uint64) []byte {
+	for x >= 0x80 {
+		b = append(b, byte(x)|0x80)
+		x >>= 7
+	}
+	return append(b, byte(x))
+}
+
+func varintLen(x uint64) int {
+	n := 1
+	for x >= 0x80 {
+		x >>= 7
+		n++
+	}
+	return n
 }
 
 type countingWriter struct {
@@ -202,10 +431,10 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // Samples returns the number of samples (folded lines) added.
-func (b *Builder) Samples() int { return len(b.p.Sample) }
+func (b *Builder) Samples() int { return b.samples }
 
 // Functions returns the number of distinct frame names.
-func (b *Builder) Functions() int { return len(b.p.Function) }
+func (b *Builder) Functions() int { return b.names.Len() }
 
 // Total returns the sum of the counts added, before scaling and rounding.
 func (b *Builder) Total() fold.Count { return b.total }

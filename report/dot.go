@@ -2,10 +2,13 @@ package report
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"github.com/pfold/pfold/fold"
 )
 
 // DotOptions choose the nodes of the call graph.
@@ -29,29 +32,41 @@ const maxListed = 20
 // first, up to opt's limits; dropped nodes and edges are said in
 // comments and in the legend.
 func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
+	nEdges, err := p.EdgeCount()
+	if err != nil {
+		return err
+	}
 	bw := bufio.NewWriter(w)
 	order := p.sorted(true)
 	minTotal := 0.0
 	if opt.NodeFraction > 0 {
 		minTotal = math.Ceil(opt.NodeFraction * p.Total.Float64())
 	}
-	node := make(map[int]int, len(order)) // frame index → node number
-	var dropped []int
+	// Nodes are taken by total, largest first, while they pass both
+	// limits: the dropped frames are the rest of the order.
+	node := make([]int32, p.Len()) // frame index → node number, -1 when dropped
+	kept := 0
 	for _, i := range order {
-		f := &p.Frames[i]
-		if f.Total.Float64() < minTotal || opt.Limit > 0 && len(node) >= opt.Limit {
-			dropped = append(dropped, i)
+		node[i] = -1
+		if p.total.get(int(i)).Float64() < minTotal || opt.Limit > 0 && kept >= opt.Limit {
 			continue
 		}
-		node[i] = len(node)
+		node[i] = int32(kept)
+		kept++
+	}
+	dropped := order[kept:]
+	for _, i := range dropped {
+		if node[i] >= 0 {
+			return errors.New("report: a dropped node before a kept one") // cannot happen: the order is by total
+		}
 	}
 	var maxSelf float64
-	for i := range node {
-		maxSelf = math.Max(maxSelf, p.Frames[i].Self.Float64())
+	for _, i := range order[:kept] {
+		maxSelf = math.Max(maxSelf, p.self.get(int(i)).Float64())
 	}
 
 	fmt.Fprintf(bw, "digraph profile {\n")
-	fmt.Fprintf(bw, "  // %s samples in %d stacks: %d frames, %d call edges\n", p.Total, p.Stacks, len(p.Frames), len(p.edges))
+	fmt.Fprintf(bw, "  // %s samples in %d stacks: %d frames, %d call edges\n", p.Total, p.Stacks, p.Len(), nEdges)
 	if len(dropped) > 0 {
 		var why []string
 		if opt.Limit > 0 {
@@ -62,13 +77,13 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 		}
 		names := make([]string, 0, maxListed)
 		for _, i := range dropped[:min(len(dropped), maxListed)] {
-			names = append(names, comment(p.Frames[i].Name))
+			names = append(names, comment(string(p.names.Get(int(i)))))
 		}
 		more := ""
 		if len(dropped) > maxListed {
 			more = fmt.Sprintf(", and %d more", len(dropped)-maxListed)
 		}
-		fmt.Fprintf(bw, "  // dropped %d of %d nodes (%s): %s%s\n", len(dropped), len(p.Frames), strings.Join(why, ", "), strings.Join(names, ", "), more)
+		fmt.Fprintf(bw, "  // dropped %d of %d nodes (%s): %s%s\n", len(dropped), p.Len(), strings.Join(why, ", "), strings.Join(names, ", "), more)
 	}
 	name := opt.CountName
 	if name == "" {
@@ -76,7 +91,7 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 	}
 	fmt.Fprintf(bw, "  Legend [shape=plaintext, fontsize=24, label=\"Total %s: %s\\l", quote(name), p.Total)
 	if len(dropped) > 0 {
-		fmt.Fprintf(bw, "Showing %d of %d nodes\\l", len(node), len(p.Frames))
+		fmt.Fprintf(bw, "Showing %d of %d nodes\\l", kept, p.Len())
 	}
 	if opt.NodeFraction > 0 {
 		fmt.Fprintf(bw, "Dropped nodes with < %g samples\\l", minTotal)
@@ -84,36 +99,36 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 	fmt.Fprintf(bw, "\"];\n")
 	fmt.Fprintf(bw, "  node [shape=box];\n")
 
-	for _, i := range order {
-		n, ok := node[i]
-		if !ok {
-			continue
-		}
-		f := &p.Frames[i]
+	for _, i := range order[:kept] {
+		self, total := p.self.get(int(i)), p.total.get(int(i))
 		fontsize := 10.0
 		if maxSelf > 0 {
-			fontsize += 28 * f.Self.Float64() / maxSelf
+			fontsize += 28 * self.Float64() / maxSelf
 		}
-		label := fmt.Sprintf("%s\\n%s (%.1f%%)\\r", quote(f.Name), f.Self, p.percent(f.Self))
-		if compareCount(f.Self, f.Total) != 0 {
-			label += fmt.Sprintf("of %s (%.1f%%)\\r", f.Total, p.percent(f.Total))
+		label := fmt.Sprintf("%s\\n%s (%.1f%%)\\r", quote(string(p.names.Get(int(i)))), self, p.percent(self))
+		if compareCount(self, total) != 0 {
+			label += fmt.Sprintf("of %s (%.1f%%)\\r", total, p.percent(total))
 		}
 		fmt.Fprintf(bw, "  n%d [fontsize=%.1f, penwidth=%.2f, label=\"%s\"];\n",
-			n, fontsize, 0.5+2*p.percent(f.Total)/100, label)
+			node[i], fontsize, 0.5+2*p.percent(total)/100, label)
 	}
+	order = nil
 	droppedEdges := 0
-	for _, e := range p.Edges() {
-		from, ok1 := node[e.Caller]
-		to, ok2 := node[e.Callee]
-		if !ok1 || !ok2 {
+	err = p.eachEdge(func(caller, callee int32, w fold.Count) error {
+		from, to := node[caller], node[callee]
+		if from < 0 || to < 0 {
 			droppedEdges++
-			continue
+			return nil
 		}
-		share := p.percent(e.Weight) / 100
+		share := p.percent(w) / 100
 		// dot wants an integer weight; a share keeps huge counts from
 		// overflowing its layout arithmetic.
-		fmt.Fprintf(bw, "  n%d -> n%d [label=\"%s\", weight=%d, penwidth=%.2f];\n",
-			from, to, e.Weight, 1+int(math.Round(99*share)), 0.5+2*share)
+		_, err := fmt.Fprintf(bw, "  n%d -> n%d [label=\"%s\", weight=%d, penwidth=%.2f];\n",
+			from, to, w, 1+int(math.Round(99*share)), 0.5+2*share)
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if droppedEdges > 0 {
 		fmt.Fprintf(bw, "  // dropped %d call edges to or from dropped nodes\n", droppedEdges)

@@ -32,15 +32,15 @@ func (p *Profile) WriteTop(w io.Writer, opt TopOptions) error {
 		name = "Samples"
 	}
 	fmt.Fprintf(bw, "  %s: %s in %d stacks\n", name, p.Total, p.Stacks)
-	fmt.Fprintf(bw, "  Frames: %d (%d shown)\n", len(p.Frames), shown)
+	fmt.Fprintf(bw, "  Frames: %d (%d shown)\n", p.Len(), shown)
 	fmt.Fprintf(bw, "==================================\n")
 	fmt.Fprintf(bw, "%10s    (pct)  %10s    (pct)     FRAME\n", "TOTAL", "SAMPLES")
 	for _, i := range order[:shown] {
-		f := &p.Frames[i]
+		self, total := p.self.get(int(i)), p.total.get(int(i))
 		fmt.Fprintf(bw, "%s %8s  %s %8s     %s\n",
-			countColumn(f.Total), fmt.Sprintf("(%2.1f%%)", p.percent(f.Total)),
-			countColumn(f.Self), fmt.Sprintf("(%2.1f%%)", p.percent(f.Self)),
-			f.Name)
+			countColumn(total), fmt.Sprintf("(%2.1f%%)", p.percent(total)),
+			countColumn(self), fmt.Sprintf("(%2.1f%%)", p.percent(self)),
+			p.names.Get(int(i)))
 	}
 	return bw.Flush()
 }

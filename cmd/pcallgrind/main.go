@@ -25,7 +25,7 @@ func command() *cmdutil.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "event", Value: callgrind.DefaultEvent, Usage: "event `NAME` of the costs, e.g. cpu-clock"},
 			&cli.BoolFlag{Name: "no-compress", Usage: "write file and function names in full every time instead of (id) references", DefaultText: "false"},
-			cmdutil.OutputFlag, cmdutil.StrictFlag,
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemFlag, cmdutil.TmpDirFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, stacks, functions and calls to stderr", DefaultText: "false"},
 		},
 		Examples: []string{
@@ -44,11 +44,18 @@ func run(c *cli.Context) error {
 	if !callgrind.ValidEvent(event) {
 		return cmdutil.UsageErrorf("--event %q: an event name is one word, without spaces", event)
 	}
+	mem, err := cmdutil.AggregatorOptions(c)
+	if err != nil {
+		return err
+	}
 	prof := callgrind.New(callgrind.Options{
 		Event:      event,
 		Creator:    "pcallgrind " + cmdutil.Version(),
 		NoCompress: c.Bool("no-compress"),
+		Mem:        mem.Mem,
+		TmpDir:     mem.TmpDir,
 	})
+	defer prof.Close()
 	diag := cmdutil.NewDiag(c)
 	in := cmdutil.Input(c)
 	defer in.Close()
@@ -65,7 +72,7 @@ func run(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: decimal counts: callgrind costs are integers, each written cost is rounded\n", c.App.Name)
 	}
 
-	err := cmdutil.WriteOutput(c, func(w io.Writer) error {
+	err = cmdutil.WriteOutput(c, func(w io.Writer) error {
 		_, err := prof.WriteTo(w)
 		return err
 	})

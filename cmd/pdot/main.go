@@ -22,7 +22,7 @@ func command() *cmdutil.Command {
 			&cli.IntFlag{Name: "limit", Usage: "keep the `N` frames with the most total samples", DefaultText: "0: all"},
 			&cli.Float64Flag{Name: "node-fraction", Usage: "drop frames with less than fraction `F` of all samples", DefaultText: "0: none"},
 			&cli.StringFlag{Name: "countname", Usage: "what the counts are, for the legend (`NAME`: nanoseconds for pfold of a cpu-clock recording, which folds periods)", DefaultText: "samples"},
-			cmdutil.OutputFlag, cmdutil.StrictFlag,
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemFlag, cmdutil.TmpDirFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, stacks, frames and edges to stderr", DefaultText: "false"},
 		},
 		Examples: []string{
@@ -44,7 +44,12 @@ func run(c *cli.Context) error {
 	if !(opt.NodeFraction >= 0 && opt.NodeFraction <= 1) {
 		return cmdutil.UsageErrorf("--node-fraction %g: must be between 0 and 1", opt.NodeFraction)
 	}
-	p := report.New()
+	mem, err := cmdutil.AggregatorOptions(c)
+	if err != nil {
+		return err
+	}
+	p := report.NewBounded(report.Options{Mem: mem.Mem, TmpDir: mem.TmpDir})
+	defer p.Close()
 	in, err := cmdutil.ReadFolded(c, p.Add)
 	if err != nil || in.Empty() {
 		return err
@@ -54,8 +59,12 @@ func run(c *cli.Context) error {
 		return err
 	}
 	if c.Bool("stats") {
+		edges, err := p.EdgeCount()
+		if err != nil {
+			return err
+		}
 		cmdutil.Statsf(c, "%d bytes read, %d stacks, %d lines malformed, %d frames, %d call edges, total %s",
-			in.Bytes, p.Stacks, in.Malformed, len(p.Frames), len(p.Edges()), p.Total)
+			in.Bytes, p.Stacks, in.Malformed, p.Len(), edges, p.Total)
 	}
 	return nil
 }

@@ -20,9 +20,10 @@ to the nearest integer, with a warning on standard error giving the
 folded and the written totals; --scale multiplies every count first, so
 that fractions survive when --sample-type names the smaller unit.
 
-A profile is a single protobuf message, so ppprof holds it in memory
-until the end: about 100 bytes per input line plus 8 per frame. Run
-pmerge first to make each distinct stack one line.
+The profile is written as the stacks are read: the samples as they come,
+the locations, functions and strings at the end (profile.proto's fields
+may come in any order). ppprof holds only the distinct frame names, about
+60 bytes each; --mem sets the runtime's memory limit.
 
 Examples:
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/pfold/pfold/ingest"
@@ -21,13 +20,13 @@ func command() *cmdutil.Command {
 		Description: "Reads folded stacks \"root;...;leaf COUNT\" and writes one gzipped pprof profile\n" +
 			"(profile.proto) to stdout or -o FILE: one sample per line with its count, one function\n" +
 			"and location per distinct frame name. Decimal counts are rounded (see --scale).\n" +
-			"The whole profile is held in memory: pmerge first to make each stack one line.",
+			"The profile is written as the stacks are read; only the distinct frame names are held.",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "sample-type", Value: "samples/count", Usage: "`NAME/UNIT` of the sample values, e.g. cpu/nanoseconds or alloc_space/bytes"},
 			&cli.StringFlag{Name: "period-type", Usage: "`NAME/UNIT` of the sampling period", DefaultText: "the sample type"},
 			&cli.Int64Flag{Name: "period", Usage: "sampling period `N` in units of --period-type (0: unknown)"},
 			&cli.Float64Flag{Name: "scale", Value: 1, Usage: "multiply every count by `X` before rounding it to an integer"},
-			cmdutil.OutputFlag, cmdutil.StrictFlag,
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemLimitFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, samples, functions and the total to stderr", DefaultText: "false"},
 		},
 		Examples: []string{
@@ -62,21 +61,31 @@ func run(c *cli.Context) error {
 		return cmdutil.UsageErrorf("--scale %v: the scale is a positive number", c.Float64("scale"))
 	}
 
-	b := pprof.New(opt)
+	if _, err := cmdutil.AggregatorOptions(c); err != nil { // --mem: the runtime's memory limit
+		return err
+	}
+
+	// The samples are compressed and written as they are read; a failure
+	// drops what was written (see cmdutil.Output).
+	out, err := cmdutil.Output(c)
+	if err != nil {
+		return err
+	}
+	b := pprof.NewWriter(out, opt)
 	in, err := cmdutil.ReadFolded(c, b.Add)
 	if err != nil || in.Empty() {
+		out.Abort()
 		return err
 	}
 	if b.Rounded() {
 		fmt.Fprintf(c.App.ErrWriter, "%s: warning: pprof values are integers: counts rounded, folded total %v × scale %v written as %d (raise --scale to keep fractions)\n",
 			c.App.Name, b.Total(), opt.Scale, b.Written())
 	}
-
-	err = cmdutil.WriteOutput(c, func(w io.Writer) error {
-		_, err := b.WriteTo(w)
+	if err := b.Close(); err != nil {
+		out.Abort()
 		return err
-	})
-	if err != nil {
+	}
+	if err := out.Close(); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

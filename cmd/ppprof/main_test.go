@@ -117,3 +117,22 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestMemIdentical: the output with --mem 8MiB, below what the names
+// take, is the output with the default budget, byte for byte (ppprof
+// holds only the names; --mem sets the runtime's memory limit).
+func TestMemIdentical(t *testing.T) {
+	for _, dec := range []int{0, 97} {
+		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
+		for _, args := range [][]string{{}, {"--sample-type", "cpu/nanoseconds", "--scale", "4"}} {
+			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
+			if code != 0 || len(want) == 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", in)...)
+			if code != 0 || got != want {
+				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
+			}
+		}
+	}
+}

@@ -25,7 +25,8 @@ Usage:
 Like every pfold binary it reads its files in order as one stream
 (standard input with none, or "-"), compressed or not, and reports a
 malformed line with file:line (--strict: exit 1). Its memory grows with
-the number of distinct frame names, not with the input.
+the number of distinct frame names (about 80 bytes each), not with the
+input; --mem sets the runtime's memory limit.
 
 Options:
 
@@ -33,6 +34,7 @@ Options:
 	--sort-total   sort by TOTAL instead of SAMPLES
 	-o FILE        write to FILE instead of standard output
 	--strict       make the first malformed line fatal
+	--mem SIZE     the runtime's memory limit, less 48 MiB (default 256MiB, env PFOLD_MEM)
 	--stats        print counts of bytes, stacks and frames on stderr
 
 Examples:

@@ -22,7 +22,7 @@ func command() *cmdutil.Command {
 			&cli.IntFlag{Name: "limit", Usage: "print at most `N` frames", DefaultText: "0: all"},
 			&cli.BoolFlag{Name: "sort-total", Usage: "sort by TOTAL instead of SAMPLES", DefaultText: "false"},
 			&cli.StringFlag{Name: "countname", Usage: "what the counts are, for the header (`NAME`: nanoseconds for pfold of a cpu-clock recording, which folds periods)", DefaultText: "Samples"},
-			cmdutil.OutputFlag, cmdutil.StrictFlag,
+			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemLimitFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, stacks and frames to stderr", DefaultText: "false"},
 		},
 		Examples: []string{
@@ -40,7 +40,12 @@ func run(c *cli.Context) error {
 	if c.Int("limit") < 0 {
 		return cmdutil.UsageErrorf("--limit %d: must be 0 or more", c.Int("limit"))
 	}
-	p := report.New()
+	mem, err := cmdutil.AggregatorOptions(c)
+	if err != nil {
+		return err
+	}
+	p := report.NewBounded(report.Options{Mem: mem.Mem, TmpDir: mem.TmpDir, NoEdges: true})
+	defer p.Close()
 	in, err := cmdutil.ReadFolded(c, p.Add)
 	if err != nil || in.Empty() {
 		return err
@@ -52,7 +57,7 @@ func run(c *cli.Context) error {
 	}
 	if c.Bool("stats") {
 		cmdutil.Statsf(c, "%d bytes read, %d stacks, %d lines malformed, %d frames, total %s",
-			in.Bytes, p.Stacks, in.Malformed, len(p.Frames), p.Total)
+			in.Bytes, p.Stacks, in.Malformed, p.Len(), p.Total)
 	}
 	return nil
 }

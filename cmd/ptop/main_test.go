@@ -58,3 +58,21 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("missing file: exit %d, %s", code, stderr)
 	}
 }
+
+// TestMemIdentical: the output with --mem 8MiB, below what the frame
+// table takes, is the output with the default budget, byte for byte.
+func TestMemIdentical(t *testing.T) {
+	for _, dec := range []int{0, 97} {
+		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
+		for _, args := range [][]string{{}, {"--sort-total", "--limit", "50"}} {
+			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
+			if code != 0 || len(want) == 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", in)...)
+			if code != 0 || got != want {
+				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
+			}
+		}
+	}
+}

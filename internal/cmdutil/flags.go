@@ -18,7 +18,10 @@ var (
 	StrictFlag = &cli.BoolFlag{Name: "strict", Usage: "make the first malformed input line a fatal error (exit 1)", DefaultText: "false"}
 	StatsFlag  = &cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, lines, stacks and spilled runs to stderr", DefaultText: "false"}
 	MemFlag    = &cli.StringFlag{Name: "mem", Value: "256MiB", EnvVars: []string{"PFOLD_MEM"}, Usage: "memory budget `SIZE` of the stack table; past it, sorted runs spill to --tmpdir"}
-	TmpDirFlag = &cli.StringFlag{Name: "tmpdir", EnvVars: []string{"TMPDIR"}, Usage: "`DIR` for spilled runs", DefaultText: "$TMPDIR or /tmp"}
+	// MemLimitFlag is --mem of a binary that holds its tables in memory
+	// and does not spill: read it with AggregatorOptions too.
+	MemLimitFlag = &cli.StringFlag{Name: "mem", Value: "256MiB", EnvVars: []string{"PFOLD_MEM"}, Usage: "memory budget `SIZE`: the Go runtime's memory limit is set 48 MiB above it (the tables of distinct frames stay in memory)"}
+	TmpDirFlag   = &cli.StringFlag{Name: "tmpdir", EnvVars: []string{"TMPDIR"}, Usage: "`DIR` for spilled runs", DefaultText: "$TMPDIR or /tmp"}
 )
 
 // AggregateFlags are the flags of a binary that aggregates stacks.

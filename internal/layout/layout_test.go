@@ -108,8 +108,8 @@ func TestLayering(t *testing.T) {
 		"fold":      {},
 		"stream":    {"fold"},
 		"transform": {"fold", "stream"},
-		"callgrind": {"fold"},
-		"pprof":     {"fold"},
+		"callgrind": {"fold", "stream"},
+		"pprof":     {"fold", "stream"},
 		"flame":     {"fold"},
 		"report":    {"fold", "stream"},
 	}

@@ -175,3 +175,37 @@ func Golden(t testing.TB, path, got string, update bool) {
 		t.Errorf("output differs from %s (go test -update rewrites it): %s", path, FirstDiff(got, string(want)))
 	}
 }
+
+// ManyFrames returns n folded lines, unsorted, with about n/2 distinct
+// frame names and more call edges: deep and shallow stacks over shared
+// callers, recursion, a frame with a location (name:file:line), and a
+// decimal count in every dec-th line (none when dec is 0): quarters,
+// whose float64 sums are exact in any order, as a spilled table adds
+// them. It is the input of the commands' tests that a small --mem makes
+// their tables spill.
+func ManyFrames(n, dec int) []byte {
+	rng := rand.New(rand.NewPCG(uint64(n), 16))
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "proc%d", rng.IntN(3))
+		depth := 1 + rng.IntN(8)
+		for d := range depth {
+			switch k := rng.IntN(20); {
+			case k == 0:
+				b.WriteString(";recurse;recurse")
+			case k == 1:
+				fmt.Fprintf(&b, ";located:src/f%d.c:%d", rng.IntN(50), 1+rng.IntN(300))
+			case d < 3:
+				fmt.Fprintf(&b, ";common_%d_%d", d, rng.IntN(40))
+			default:
+				fmt.Fprintf(&b, ";fn_%d", rng.IntN(n/2+1))
+			}
+		}
+		if dec > 0 && i%dec == 0 {
+			fmt.Fprintf(&b, " %d.%d\n", rng.IntN(100), 25*(1+rng.IntN(3)))
+		} else {
+			fmt.Fprintf(&b, " %d\n", 1+rng.IntN(1000))
+		}
+	}
+	return b.Bytes()
+}

@@ -260,3 +260,29 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 	b.SetBytes(n / int64(b.N))
 }
+
+// TestFolded: -folded writes what pfold makes of the dump, also when the
+// stacks spill.
+func TestFolded(t *testing.T) {
+	srcs := templates(t, 3)
+	cfg := Config{Size: 4 << 20, Seed: 5, Unique: 20000}
+	dump, _ := generate(t, srcs, cfg)
+	_, _, agg, _ := foldDump(t, dump)
+	var want bytes.Buffer
+	if _, err := agg.WriteTo(&want); err != nil {
+		t.Fatal(err)
+	}
+	for _, mem := range []int64{0, 256 << 10} {
+		var got bytes.Buffer
+		st, err := writeFolded(&got, newGenerator(srcs, cfg), mem, t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Bytes != int64(len(dump)) {
+			t.Errorf("mem %d: generated %d bytes, the dump has %d", mem, st.Bytes, len(dump))
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("mem %d: %d bytes of folded stacks differ from pfold's %d", mem, got.Len(), want.Len())
+		}
+	}
+}
