@@ -37,10 +37,10 @@ import (
 // another order and may differ in its last digits.
 type external struct {
 	agg    *stream.Aggregator
-	funcs  *stream.Names // F(file, name) → function id
-	files  *stream.Names // file → file id
-	called []uint64      // bit per function: is below the root of some stack
-	fileOf []int32       // function id → file id
+	funcs  *table.Bytes // F(file, name) → function id
+	files  *table.Bytes // file → file id
+	called []uint64     // bit per function: is below the root of some stack
+	fileOf []int32      // function id → file id
 	roots  map[string]*extRoot
 
 	levels []level  // the previous stack's frames (see add)
@@ -125,7 +125,7 @@ func escLen(key []byte) int {
 func newExternal(opts Options) *external {
 	return &external{
 		agg:   stream.NewAggregator(stream.Options{Mem: aggMem(opts.Mem), TmpDir: opts.TmpDir}),
-		funcs: stream.NewNames(), files: stream.NewNames(),
+		funcs: new(table.Bytes), files: new(table.Bytes),
 		roots: map[string]*extRoot{},
 	}
 }
@@ -142,8 +142,9 @@ func (x *external) function(f []byte, fk *[]byte) (int32, uint64, error) {
 func (x *external) addFunction(fk, file []byte) (int32, error) {
 	id, added := x.funcs.Add(fk)
 	if added {
-		x.fileOf = append(x.fileOf, int32(x.files.Intern(file)))
-		if id/64 >= len(x.called) {
+		fileID, _ := x.files.Add(file)
+		x.fileOf = append(x.fileOf, fileID)
+		if int(id)/64 >= len(x.called) {
 			x.called = append(x.called, 0)
 		}
 		k := append(x.key[:0], fk...)
@@ -455,11 +456,11 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 	}
 	if need {
 		root := funcRef{fn: int32(nf), fileName: []byte(UnknownFile), name: []byte(RootName)}
-		if file := x.files.Lookup(root.fileName); file < 0 {
+		if file := x.files.Find(root.fileName); file < 0 {
 			root.file = int32(x.files.Len())
 		} else {
 			root.file = int32(file)
-			for x.funcs.Lookup(appendEsc(appendEsc(nil, root.fileName), root.name)) >= 0 {
+			for x.funcs.Find(appendEsc(appendEsc(nil, root.fileName), root.name)) >= 0 {
 				root.name = append(root.name, '\'')
 			}
 		}
@@ -473,13 +474,13 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 			keys = append(keys, rootKey{f, r})
 		}
 		slices.SortFunc(keys, func(a, b rootKey) int {
-			if c := cmp.Or(bytes.Compare(x.funcs.Get(int(a.r.fn)), x.funcs.Get(int(b.r.fn))), cmp.Compare(a.r.line, b.r.line)); c != 0 {
+			if c := cmp.Or(bytes.Compare(x.funcs.Key(a.r.fn), x.funcs.Key(b.r.fn)), cmp.Compare(a.r.line, b.r.line)); c != 0 {
 				return c
 			}
 			return cmp.Compare(a.frame, b.frame)
 		})
 		for _, k := range keys {
-			out.call(ref(x.funcs.Get(int(k.r.fn)), x.appendIDs(nil, k.r.fn)), k.r.calls, k.r.line, 0, k.r.cost)
+			out.call(ref(x.funcs.Key(k.r.fn), x.appendIDs(nil, k.r.fn)), k.r.calls, k.r.line, 0, k.r.cost)
 		}
 	}
 

@@ -30,8 +30,8 @@
 //
 // # What it must never import
 //
-// Of pfold's packages, only fold and stream (for its table of names,
-// stream.Names): it is a writer, fed stacks by its command. Never
+// Of pfold's packages, only fold and internal/table (its table of
+// names): it is a writer, fed stacks by its command. Never stream,
 // transform, ingest, internal/cmdutil or a command.
 // github.com/google/pprof/profile is its one outside dependency.
 package pprof

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
-	"github.com/pfold/pfold/stream"
+	"github.com/pfold/pfold/internal/table"
 )
 
 // Options describe the profile's values.
@@ -54,7 +54,7 @@ type Builder struct {
 	ptTyp, ptUnit string // the period type
 	period        int64
 	scale         float64
-	names         *stream.Names
+	names         *table.Bytes
 
 	buf  []byte // encoded and not yet written: the whole profile's samples for New
 	body []byte // scratch: one sample
@@ -94,7 +94,7 @@ func New(opt Options) *Builder {
 	if scale == 0 {
 		scale = 1
 	}
-	b := &Builder{typ: st.Type, unit: st.Unit, ptTyp: pt.Type, ptUnit: pt.Unit, period: opt.Period, scale: scale, names: stream.NewNames()}
+	b := &Builder{typ: st.Type, unit: st.Unit, ptTyp: pt.Type, ptUnit: pt.Unit, period: opt.Period, scale: scale, names: new(table.Bytes)}
 	// sample_type = 1: the strings "" (0), the type (1) and the unit.
 	b.buf = appendTag(b.buf, 1, 2)
 	b.buf = appendVarint(b.buf, uint64(varintLen(1)+1+varintLen(uint64(b.unitX()))+1))
@@ -147,7 +147,8 @@ func (b *Builder) Add(stack []byte, c fold.Count) error {
 
 	b.ids = b.ids[:0]
 	fold.Frames(stack, func(f []byte) bool {
-		b.ids = append(b.ids, uint64(b.names.Intern(f)+1))
+		id, _ := b.names.Add(f)
+		b.ids = append(b.ids, uint64(id)+1)
 		return true
 	})
 	// Sample: location_id = 1, leaf first, packed when more than two
@@ -274,14 +275,14 @@ func (b *Builder) writeTail(w io.Writer, buf []byte) error {
 	}
 	var special []int // ids of the names among the known strings
 	for _, s := range []string{"", b.typ, b.unit} {
-		if id := b.names.Lookup([]byte(s)); id >= 0 && !slices.Contains(special, id) {
+		if id := int(b.names.Find([]byte(s))); id >= 0 && !slices.Contains(special, id) {
 			special = append(special, id)
 		}
 	}
 	slices.Sort(special)
 	// nameX returns the string index of name id.
 	nameX := func(id int) int {
-		if k := known(b.names.Get(id)); k >= 0 {
+		if k := known(b.names.Key(int32(id))); k >= 0 {
 			return k
 		}
 		before := 0
@@ -308,7 +309,7 @@ func (b *Builder) writeTail(w io.Writer, buf []byte) error {
 	}
 	next := base                 // the next new string's index
 	for id := 1; id <= n; id++ { // function = 5: id, name, system name
-		x := known(b.names.Get(id - 1))
+		x := known(b.names.Key(int32(id - 1)))
 		if x < 0 {
 			x = next
 			next++
@@ -337,7 +338,7 @@ func (b *Builder) writeTail(w io.Writer, buf []byte) error {
 		if k := known([]byte(s)); k >= 0 {
 			return k
 		}
-		if id := b.names.Lookup([]byte(s)); id >= 0 {
+		if id := int(b.names.Find([]byte(s))); id >= 0 {
 			return nameX(id)
 		}
 		if i := slices.Index(extra, s); i >= 0 {
@@ -359,7 +360,7 @@ func (b *Builder) writeTail(w io.Writer, buf []byte) error {
 		str([]byte(b.unit))
 	}
 	for id := range n {
-		if s := b.names.Get(id); known(s) < 0 {
+		if s := b.names.Key(int32(id)); known(s) < 0 {
 			str(s)
 			if err := flush(); err != nil {
 				return err

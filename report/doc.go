@@ -3,7 +3,7 @@
 // graph (pdot).
 //
 // Its state is one record per distinct frame name (the name interned in a
-// stream.Names, its self and total counts: about 80 bytes a frame) and
+// internal/table.Bytes, its self and total counts: about 80 bytes a frame) and
 // one per distinct caller→callee pair, whatever the number of stacks.
 // The call edges are summed in stream.Aggregators within a share of the
 // memory budget and spill sorted runs past it, so only the frames grow

@@ -77,7 +77,7 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 		}
 		names := make([]string, 0, maxListed)
 		for _, i := range dropped[:min(len(dropped), maxListed)] {
-			names = append(names, comment(string(p.names.Get(int(i)))))
+			names = append(names, comment(string(p.names.Key(int32(i)))))
 		}
 		more := ""
 		if len(dropped) > maxListed {
@@ -105,7 +105,7 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 		if maxSelf > 0 {
 			fontsize += 28 * self.Float64() / maxSelf
 		}
-		label := fmt.Sprintf("%s\\n%s (%.1f%%)\\r", quote(string(p.names.Get(int(i)))), self, p.percent(self))
+		label := fmt.Sprintf("%s\\n%s (%.1f%%)\\r", quote(string(p.names.Key(int32(i)))), self, p.percent(self))
 		if compareCount(self, total) != 0 {
 			label += fmt.Sprintf("of %s (%.1f%%)\\r", total, p.percent(total))
 		}

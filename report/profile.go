@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/table"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -53,7 +54,7 @@ type Profile struct {
 
 	opt    Options
 	mirror bool // keep Frames
-	names  *stream.Names
+	names  *table.Bytes
 	self   counts
 	total  counts
 	path   []int32
@@ -90,7 +91,7 @@ func NewBounded(opt Options) *Profile {
 	if opt.Mem <= 0 {
 		opt.Mem = stream.DefaultMem
 	}
-	return &Profile{opt: opt, names: stream.NewNames(),
+	return &Profile{opt: opt, names: new(table.Bytes),
 		edges: stream.NewAggregator(stream.Options{Mem: opt.Mem / 8, TmpDir: opt.TmpDir})}
 }
 
@@ -110,7 +111,7 @@ func (p *Profile) Len() int { return p.names.Len() }
 
 // Frame returns frame i, in order of first appearance.
 func (p *Profile) Frame(i int) Frame {
-	return Frame{Name: string(p.names.Get(i)), Self: p.self.get(i), Total: p.total.get(i)}
+	return Frame{Name: string(p.names.Key(int32(i))), Self: p.self.get(i), Total: p.total.get(i)}
 }
 
 // ErrAdded is returned by Add after the profile was written.
@@ -301,7 +302,7 @@ func (p *Profile) sorted(byTotal bool) []int32 {
 		if second != 0 {
 			return second
 		}
-		return cmpBytes(p.names.Get(int(i)), p.names.Get(int(j)))
+		return cmpBytes(p.names.Key(int32(i)), p.names.Key(int32(j)))
 	})
 	return idx
 }

@@ -40,7 +40,7 @@ func (p *Profile) WriteTop(w io.Writer, opt TopOptions) error {
 		fmt.Fprintf(bw, "%s %8s  %s %8s     %s\n",
 			countColumn(total), fmt.Sprintf("(%2.1f%%)", p.percent(total)),
 			countColumn(self), fmt.Sprintf("(%2.1f%%)", p.percent(self)),
-			p.names.Get(int(i)))
+			p.names.Key(int32(i)))
 	}
 	return bw.Flush()
 }

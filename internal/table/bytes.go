@@ -6,19 +6,34 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// Bytes numbers byte strings 0, 1, … in order of first appearance. The
-// strings live back to back in one arena, so a table of millions of them
-// is a few pointer-free slices the garbage collector never scans. The
-// zero Bytes is empty.
+// Bytes numbers byte strings 0, 1, … in order of first appearance. It is
+// made for millions of strings (frame names) at the least memory a
+// string, growing without copying what it holds: the strings live back to
+// back in 1 MiB chunks, and each id's place is one uint64 in pages of
+// 64Ki ids; the index's slots are the only array that doubles. Nothing
+// in it is a pointer the garbage collector scans but the chunk and page
+// lists. A string costs its bytes, 8 bytes for its place and 10 to 21
+// bytes of index slots. The zero Bytes is empty.
 //
 // Find and Add hash with xxhash; FindHash and AddHash take the caller's
 // hash of the key, which must then be the same function for every key of
 // the table.
 type Bytes struct {
-	ix    Index
-	arena []byte
-	ends  []int // ends[id]: the end of string id in arena
+	ix     Index
+	chunks [][]byte   // the strings, back to back
+	cur    int        // the chunk being filled is chunks[cur-1]; 0 for none
+	pages  [][]uint64 // id → chunk<<40 | offset<<20 | length (see store)
+	n      int
+	size   int64 // bytes of chunks and pages
 }
+
+const (
+	bytesChunk = 1 << 20
+	bytesPage  = 1 << 16
+	// A string of bytesLong bytes or more has a chunk of its own, and its
+	// place says bytesLong: its length is the chunk's.
+	bytesLong = 1<<20 - 1
+)
 
 // Hash is the hash of byte strings: xxhash.
 func Hash(key []byte) uint64 { return xxhash.Sum64(key) }
@@ -51,35 +66,63 @@ func (t *Bytes) AddHash(h uint64, key []byte) (id int32, added bool) {
 			return id, false
 		}
 	}
-	id = int32(len(t.ends))
-	t.arena = append(t.arena, key...)
-	t.ends = append(t.ends, len(t.arena))
+	id = int32(t.n)
+	if t.n%bytesPage == 0 {
+		t.pages = append(t.pages, make([]uint64, bytesPage))
+		t.size += bytesPage * 8
+	}
+	t.pages[t.n/bytesPage][t.n%bytesPage] = t.store(key)
+	t.n++
 	t.ix.Insert(h, i, id)
 	return id, true
 }
 
-// Key returns string id. It shares the arena: valid until the next Add,
-// and not to be appended to.
-func (t *Bytes) Key(id int32) []byte {
-	start := 0
-	if id > 0 {
-		start = t.ends[id-1]
+// store copies s into a chunk and returns its place.
+func (t *Bytes) store(s []byte) uint64 {
+	if len(s) >= bytesLong {
+		t.chunks = append(t.chunks, bytes.Clone(s))
+		t.size += int64(len(s))
+		return uint64(len(t.chunks)-1)<<40 | bytesLong
 	}
-	end := t.ends[id]
-	return t.arena[start:end:end]
+	if t.cur == 0 || len(t.chunks[t.cur-1])+len(s) > bytesChunk {
+		t.chunks = append(t.chunks, make([]byte, 0, bytesChunk))
+		t.size += bytesChunk
+		t.cur = len(t.chunks)
+	}
+	c := &t.chunks[t.cur-1]
+	off := len(*c)
+	*c = append(*c, s...)
+	return uint64(t.cur-1)<<40 | uint64(off)<<20 | uint64(len(s))
+}
+
+// Key returns string id. It shares the table's memory: not to be
+// modified or appended to; it stays valid while the table lives.
+func (t *Bytes) Key(id int32) []byte {
+	p := t.pages[id/bytesPage][id%bytesPage]
+	c := t.chunks[p>>40]
+	off, n := int(p>>20&(1<<20-1)), int(p&(1<<20-1))
+	if n == bytesLong {
+		return c[:len(c):len(c)]
+	}
+	return c[off : off+n : off+n]
 }
 
 // Len returns the number of strings.
-func (t *Bytes) Len() int { return len(t.ends) }
+func (t *Bytes) Len() int { return t.n }
 
 // Size returns the bytes the table holds.
-func (t *Bytes) Size() int64 {
-	return int64(cap(t.arena)) + int64(cap(t.ends))*8 + t.ix.Size()
-}
+func (t *Bytes) Size() int64 { return t.size + t.ix.Size() }
 
-// Reset empties the table, keeping its arrays for reuse.
+// Reset empties the table, keeping its first chunk and page for reuse.
 func (t *Bytes) Reset() {
 	t.ix.Reset()
-	t.arena = t.arena[:0]
-	t.ends = t.ends[:0]
+	if len(t.chunks) > 0 && cap(t.chunks[0]) == bytesChunk {
+		t.chunks = append(t.chunks[:0], t.chunks[0][:0])
+		t.cur = 1
+	} else {
+		t.chunks, t.cur = nil, 0
+	}
+	t.pages = t.pages[:min(1, len(t.pages))]
+	t.n = 0
+	t.size = int64(len(t.chunks))*bytesChunk + int64(len(t.pages))*bytesPage*8
 }
