@@ -49,6 +49,16 @@ func FoldStrict(f format.Format, opts format.Options, inputs ...Input) (Result, 
 	return fold1(f, opts, diag, &warn, inputs)
 }
 
+// MustFold is Fold, failing the test on an error.
+func MustFold(t testing.TB, f format.Format, opts format.Options, inputs ...Input) Result {
+	t.Helper()
+	res, err := Fold(f, opts, inputs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // Input is one named input.
 type Input struct {
 	Name string

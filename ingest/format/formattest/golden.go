@@ -98,6 +98,15 @@ type Diff struct {
 	Check func(t *testing.T, r *Run, oracle string)
 }
 
+// CountsDiff is a known difference checked on the two folds read into
+// maps from stack to count (Parse).
+func CountsDiff(why string, check func(t *testing.T, golden, oracle map[string]float64)) Diff {
+	return Diff{Why: why, Check: func(t *testing.T, r *Run, oracle string) {
+		t.Helper()
+		check(t, Parse(t, r.Folded), Parse(t, oracle))
+	}}
+}
+
 // Run is one input folded with one option set.
 type Run struct {
 	Name   string // the base, then ".OPTION": names the golden and the oracles
