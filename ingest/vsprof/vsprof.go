@@ -7,6 +7,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/csvline"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -55,7 +56,7 @@ type parser struct {
 	stack  []byte
 	frames []frame
 	fields [][]byte
-	buf    []byte
+	csv    csvline.Splitter
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
@@ -71,7 +72,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return nil
 	}
 	var ok bool
-	p.fields, p.buf, ok = appendFields(p.fields[:0], p.buf, bytes.TrimLeft(line, " \t"))
+	p.fields, ok = p.csv.Split(bytes.TrimLeft(line, " \t"))
 	if !ok {
 		return p.bad(name, n, line, "a quote is not closed")
 	}

@@ -13,5 +13,5 @@
 // more columns, or another order, are read too.
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream and ingest/format.
+// stream, ingest/format and ingest/internal/csvline.
 package vtune

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/csvline"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -48,7 +49,7 @@ type parser struct {
 	stack  []byte
 	ends   []int // where each level's frame ends in stack
 	fields [][]byte
-	buf    []byte
+	csv    csvline.Splitter
 	ms     []byte
 }
 
@@ -71,7 +72,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 	}
 	var ok bool
-	p.fields, p.buf, ok = appendFields(p.fields[:0], p.buf, line[depth:])
+	p.fields, ok = p.csv.Split(line[depth:])
 	if !ok || len(p.fields) <= p.timeCol || len(p.fields) <= p.modCol {
 		why := "fewer columns than the header names"
 		if !ok {
@@ -118,7 +119,7 @@ func (p *parser) readHeader(name string, n int, line []byte) error {
 		return nil
 	}
 	var ok bool
-	p.fields, p.buf, ok = appendFields(p.fields[:0], p.buf, line)
+	p.fields, ok = p.csv.Split(line)
 	p.timeCol, p.modCol = -1, -1
 	for i, f := range p.fields {
 		switch string(f) {

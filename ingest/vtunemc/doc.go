@@ -12,5 +12,5 @@
 // are found by their names in the header.
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream and ingest/format.
+// stream, ingest/format and ingest/internal/csvline.
 package vtunemc

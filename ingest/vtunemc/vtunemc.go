@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/csvline"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -48,7 +49,7 @@ type parser struct {
 	stack  []byte
 	ends   []int
 	fields [][]byte
-	buf    []byte
+	csv    csvline.Splitter
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
@@ -70,7 +71,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 	}
 	var ok bool
-	p.fields, p.buf, ok = appendFields(p.fields[:0], p.buf, line[depth:])
+	p.fields, ok = p.csv.Split(line[depth:])
 	if !ok || len(p.fields) <= p.valCol || len(p.fields) <= p.modCol {
 		why := "fewer columns than the header names"
 		if !ok {
@@ -119,7 +120,7 @@ func (p *parser) readHeader(name string, n int, line []byte) error {
 		return nil
 	}
 	var ok bool
-	p.fields, p.buf, ok = appendFields(p.fields[:0], p.buf, line)
+	p.fields, ok = p.csv.Split(line)
 	p.valCol, p.modCol = -1, -1
 	for i, f := range p.fields {
 		switch string(f) {
