@@ -13,5 +13,5 @@
 // more columns, or another order, are read too.
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream, ingest/format and ingest/internal/csvline.
+// stream, ingest/format, ingest/internal/calltree and ingest/internal/vtunecsv.
 package vtune

@@ -1,0 +1,139 @@
+// Package vtunecsv reads what Intel VTune's CSV reports of a call tree
+// share, for the vtune (CPU time) and vtune-mc (memory consumption)
+// formats: VTune's "war:" warnings, then a header naming the columns
+// ("Function Stack,CPU Time:Self,Module"), then a row a frame, indented
+// a level a space. The columns are found by their names, so more
+// columns, or another order, are read too.
+//
+// It imports stream, ingest/format, ingest/internal/calltree and
+// ingest/internal/csvline of pfold's.
+package vtunecsv
+
+import (
+	"bytes"
+
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/calltree"
+	"github.com/pfold/pfold/ingest/internal/csvline"
+	"github.com/pfold/pfold/stream"
+)
+
+const (
+	// StackColumn is the first column: the function, indented.
+	StackColumn = "Function Stack"
+	// ModuleColumn names the function's module, when there is one.
+	ModuleColumn = "Module"
+)
+
+const bom = "\xef\xbb\xbf"
+
+// Sniff is Sure on a VTune header, "Function Stack,…" with one of
+// columns, on the first line or after VTune's "war:" warnings.
+func Sniff(prefix []byte, columns ...string) format.Score {
+	for len(prefix) > 0 {
+		line, rest, found := bytes.Cut(prefix, []byte("\n"))
+		if !found && len(prefix) == format.SniffSize {
+			return format.No // cut short
+		}
+		line = bytes.TrimRight(bytes.TrimPrefix(line, []byte(bom)), "\r")
+		switch {
+		case bytes.HasPrefix(line, []byte("war:")):
+			prefix = rest
+			continue
+		case bytes.HasPrefix(line, []byte(StackColumn+",")):
+			for f := range bytes.SplitSeq(line, []byte(",")) {
+				for _, c := range columns {
+					if string(f) == c {
+						return format.Sure
+					}
+				}
+			}
+		}
+		return format.No
+	}
+	return format.No
+}
+
+// Table reads a report's lines up to its rows: the lines before the
+// header are passed over, the header gives the columns, and each row is
+// split into its fields.
+type Table struct {
+	// Value is the column that weighs the rows: a header without it is
+	// refused, and so is the input.
+	Value string
+	// Header is the header as messages show it
+	// ("Function Stack,CPU Time:Self,…").
+	Header string
+
+	// Fields are the fields of the last row split; ValueCol and
+	// ModuleCol are where the columns are in them (ModuleCol -1: no
+	// Module column).
+	Fields              [][]byte
+	ValueCol, ModuleCol int
+
+	csv     csvline.Splitter
+	header  bool // the header was read
+	refused bool // a header was refused
+	name    string
+	last    int
+}
+
+// Line takes a line of the input called name, its trailing white space
+// trimmed, and says whether it is a row to fold. Until the header it
+// reads the header; a header without the Value column is malformed.
+func (t *Table) Line(diag *stream.Diag, name string, n int, line []byte) (row bool, err error) {
+	t.name, t.last = name, n
+	if t.header {
+		return len(line) > 0, nil // inlined: this is every line but a few
+	}
+	return false, t.readHeader(diag, name, n, line)
+}
+
+func (t *Table) readHeader(diag *stream.Diag, name string, n int, line []byte) error {
+	line = bytes.TrimPrefix(line, []byte(bom))
+	if !bytes.HasPrefix(line, []byte(StackColumn+",")) {
+		return nil
+	}
+	var ok bool
+	t.Fields, ok = t.csv.Split(line)
+	t.ValueCol, t.ModuleCol = -1, -1
+	for i, f := range t.Fields {
+		switch string(f) {
+		case t.Value:
+			t.ValueCol = i
+		case ModuleColumn:
+			t.ModuleCol = i
+		}
+	}
+	if !ok || t.ValueCol < 0 {
+		t.refused = true
+		return diag.Malformed(name, n, line, "a VTune header without a \""+t.Value+"\" column (the input is not read)")
+	}
+	t.header = true
+	return nil
+}
+
+// Split splits a row, its indentation cut off, into Fields. why says
+// what is wrong with it when it cannot be read: its frame is then named
+// calltree.Unknown.
+func (t *Table) Split(row []byte) (why string) {
+	var ok bool
+	t.Fields, ok = t.csv.Split(row)
+	switch {
+	case !ok:
+		return "a quote is not closed (the frame is named " + calltree.Unknown + ")"
+	case len(t.Fields) <= t.ValueCol || len(t.Fields) <= t.ModuleCol:
+		return "fewer columns than the header names (the frame is named " + calltree.Unknown + ")"
+	}
+	return ""
+}
+
+// End ends an input: one with lines but no header is said to the Diag.
+func (t *Table) End(diag *stream.Diag) error {
+	var err error
+	if !t.header && !t.refused && t.last > 0 {
+		err = diag.Malformed(t.name, t.last, nil, "no VTune header (\""+t.Header+"\") in the input")
+	}
+	t.header, t.refused, t.last = false, false, 0
+	return err
+}
