@@ -2,11 +2,12 @@ package javaexceptions
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/javaopts"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -15,22 +16,18 @@ var Format = format.Format{
 	Name:     "java-exceptions",
 	Replaces: "stackcollapse-java-exceptions.pl",
 	Sniff:    sniff,
-	Flags: []format.Flag{
-		{Name: "shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: shorten package names to their initials (java.util.concurrent.FutureTask.run becomes j.u.c.FutureTask.run)"},
-		{Name: "no-shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: keep package names whole (the default)"},
+	Flags: slices.Concat(javaopts.ShortenPkgs, []format.Flag{
 		{Name: "no-pkgs", Kind: format.Bool, Default: "false", Usage: "java-exceptions: leave package names out (Class.method alone)"},
-	},
+	}),
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
 		return newParser(opts, emit, diag, true)
 	},
 }
 
 func newParser(opts format.Options, emit format.EmitFunc, diag *stream.Diag, fixes bool) (*parser, error) {
-	short := opts.Bool("shorten-pkgs")
-	if opts.Bool("no-shorten-pkgs") {
-		if short {
-			return nil, errors.New("--shorten-pkgs and --no-shorten-pkgs contradict each other")
-		}
+	short, err := javaopts.Negatable(opts, "shorten-pkgs", false)
+	if err != nil {
+		return nil, err
 	}
 	return &parser{emit: emit, shorten: short, noPkgs: opts.Bool("no-pkgs"), restore: fixes, keepLocks: fixes, encl: -1}, nil
 }

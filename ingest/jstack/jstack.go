@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/javaopts"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -14,50 +15,14 @@ var Format = format.Format{
 	Name:     "jstack",
 	Replaces: "stackcollapse-jstack.pl",
 	Sniff:    sniff,
-	Flags:    flags,
+	Flags:    javaopts.Thread, // the script's options, as ibmjava's
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		tname, err := negatable(opts, "include-tname", true)
+		o, err := javaopts.ReadThread(opts)
 		if err != nil {
 			return nil, err
 		}
-		tid, err := negatable(opts, "include-tid", false)
-		if err != nil {
-			return nil, err
-		}
-		short, err := negatable(opts, "shorten-pkgs", false)
-		if err != nil {
-			return nil, err
-		}
-		return &parser{emit: emit, diag: diag, tname: tname, tid: tid, shorten: short}, nil
+		return &parser{emit: emit, diag: diag, tname: o.Tname, tid: o.Tid, shorten: o.Shorten}, nil
 	},
-}
-
-// flags are the script's options. Each has its "no-" twin, as Perl's
-// Getopt "name!" gives it; the same flags (same meaning, same kind) are
-// ibmjava's, and java-exceptions shares --shorten-pkgs.
-var flags = []format.Flag{
-	{Name: "include-tname", Kind: format.Bool, Default: "true", Usage: "jstack, ibmjava: start each stack with its thread's name"},
-	{Name: "no-include-tname", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread names out of stacks"},
-	{Name: "include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: keep thread ids with thread names (jstack: the -N ending a name such as pool-1-thread-3; ibmjava: -0xNATIVEID)"},
-	{Name: "no-include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread ids out of thread names (the default)"},
-	{Name: "shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: shorten package names to their initials (java.util.concurrent.FutureTask.run becomes j.u.c.FutureTask.run)"},
-	{Name: "no-shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: keep package names whole (the default)"},
-}
-
-// negatable reads a Perl-style negatable option: name or no-name, def
-// when neither is given. Both at once contradict each other.
-func negatable(opts format.Options, name string, def bool) (bool, error) {
-	v := def
-	if opts.IsSet(name) {
-		v = opts.Bool(name)
-	}
-	if opts.Bool("no-" + name) {
-		if opts.IsSet(name) && opts.Bool(name) {
-			return false, fmt.Errorf("--%s and --no-%s contradict each other", name, name)
-		}
-		v = false
-	}
-	return v, nil
 }
 
 // state is the script's $state: unknown until the thread's
