@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/javaopts"
 	"github.com/pfold/pfold/stream"
 )
@@ -42,8 +43,7 @@ type parser struct {
 
 	hasName bool // the script's defined $tname
 	name    []byte
-	arena   []byte // the thread's frames, leaf first, back to back
-	ends    []int
+	frames  backtrace.Frames // the thread's, leaf first
 	stack   []byte
 
 	threads int
@@ -94,11 +94,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 			f = f[:i]
 		}
 		if p.shorten {
-			p.arena = shortenPkgs(p.arena, f)
+			p.frames.Arena = shortenPkgs(p.frames.Arena, f)
 		} else {
-			p.arena = append(p.arena, f...)
+			p.frames.Arena = append(p.frames.Arena, f...)
 		}
-		p.ends = append(p.ends, len(p.arena))
+		p.frames.End()
 	}
 	return nil
 }
@@ -115,28 +115,19 @@ func isThreadHeader(h []byte) bool {
 func (p *parser) flush() error {
 	defer func() {
 		p.hasName = false
-		p.arena, p.ends = p.arena[:0], p.ends[:0]
+		p.frames.Reset()
 	}()
-	if !p.hasName && len(p.ends) == 0 {
+	if !p.hasName && p.frames.Len() == 0 {
 		return nil
 	}
 	s := p.stack[:0]
-	sep := false
 	if p.hasName {
 		s = append(s, p.name...)
-		sep = true
-	}
-	for i := len(p.ends) - 1; i >= 0; i-- {
-		start := 0
-		if i > 0 {
-			start = p.ends[i-1]
-		}
-		if sep {
+		if p.frames.Len() > 0 {
 			s = append(s, ';')
 		}
-		sep = true
-		s = append(s, p.arena[start:p.ends[i]]...)
 	}
+	s = p.frames.AppendStack(s)
 	if len(s) == 0 {
 		s = append(s, '-') // a thread named "" with no frames: "" is no stack
 	}

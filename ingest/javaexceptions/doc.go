@@ -28,6 +28,7 @@
 //
 // The parser holds the trace being read and, for "... N more", the
 // traces that enclose it. It imports only fold, stream, ingest/format,
-// ingest/internal/javaopts (--shorten-pkgs, shared with jstack and
-// ibmjava) and the standard library, and must import nothing else.
+// ingest/internal/backtrace, ingest/internal/javaopts (--shorten-pkgs,
+// shared with jstack and ibmjava) and the standard library, and must
+// import nothing else.
 package javaexceptions

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/javaopts"
 	"github.com/pfold/pfold/stream"
 )
@@ -43,8 +44,7 @@ type parser struct {
 	hasName                bool // a thread name is pending (the script's defined $tname)
 	name                   []byte
 	st                     state
-	arena                  []byte // the frames of the current thread, leaf first, back to back
-	ends                   []int  // where each frame ends in arena
+	frames                 backtrace.Frames // the current thread's, leaf first
 	stack                  []byte
 	threads, kept, skipped int
 }
@@ -159,14 +159,13 @@ func (p *parser) frame(f []byte) {
 	if p.st == other {
 		return // never counted: nothing turns it back to RUNNABLE
 	}
-	s := len(p.arena)
 	if p.shorten {
-		p.arena = shortenPkgs(p.arena, f)
+		p.frames.Arena = shortenPkgs(p.frames.Arena, f)
 	} else {
-		p.arena = append(p.arena, f...)
+		p.frames.Arena = append(p.frames.Arena, f...)
 	}
-	p.ends = append(p.ends, len(p.arena))
-	if isIdle(p.arena[s:]) {
+	p.frames.End()
+	if isIdle(p.frames.Frame(p.frames.Len() - 1)) {
 		p.st = other
 	}
 }
@@ -200,26 +199,17 @@ func (p *parser) endThread() error {
 		}
 		return nil
 	}
-	if !p.hasName && len(p.ends) == 0 {
+	if !p.hasName && p.frames.Len() == 0 {
 		return nil // nothing to name it by (the script prints nothing either)
 	}
 	s := p.stack[:0]
-	sep := false
 	if p.hasName {
 		s = append(s, p.name...)
-		sep = true
-	}
-	for i := len(p.ends) - 1; i >= 0; i-- {
-		start := 0
-		if i > 0 {
-			start = p.ends[i-1]
-		}
-		if sep {
+		if p.frames.Len() > 0 {
 			s = append(s, ';')
 		}
-		sep = true
-		s = append(s, p.arena[start:p.ends[i]]...)
 	}
+	s = p.frames.AppendStack(s)
 	if len(s) == 0 {
 		s = append(s, '-') // a thread named "" with no frames: "" is no stack
 	}
@@ -231,8 +221,7 @@ func (p *parser) endThread() error {
 func (p *parser) reset() {
 	p.hasName = false
 	p.st = unknown
-	p.arena = p.arena[:0]
-	p.ends = p.ends[:0]
+	p.frames.Reset()
 }
 
 func (p *parser) End() error { return p.endThread() }
