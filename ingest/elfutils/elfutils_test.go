@@ -51,11 +51,7 @@ func TestGolden(t *testing.T) {
 
 func fold1(t *testing.T, in string, opts format.MapOptions) string {
 	t.Helper()
-	res, err := formattest.FoldStrict(Format, opts, formattest.Input{Name: "in", Data: []byte(in)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Folded
+	return formattest.FoldText(t, Format, opts, in)
 }
 
 // TestFrames: each shape of frame line eu-stack prints, with and without

@@ -56,11 +56,7 @@ func threadSamples(data []byte) int {
 
 func fold1(t *testing.T, in string) string {
 	t.Helper()
-	res, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: "in", Data: []byte(in)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Folded
+	return formattest.FoldText(t, Format, nil, in)
 }
 
 // TestFrames: each shape of frame line gdb prints, and what the script

@@ -54,14 +54,7 @@ func TestGolden(t *testing.T) {
 
 func foldString(t *testing.T, f format.Format, opts format.MapOptions, in string) string {
 	t.Helper()
-	res, err := formattest.Fold(f, opts, formattest.Input{Name: "in", Data: []byte(in)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Malformed != 0 {
-		t.Errorf("%d malformed: %s", res.Malformed, res.Warnings)
-	}
-	return res.Folded
+	return formattest.FoldText(t, f, opts, in)
 }
 
 // A trace as Throwable.printStackTrace prints it: a cause, a suppressed

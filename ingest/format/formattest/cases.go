@@ -91,67 +91,23 @@ func Benchmark(b *testing.B, f format.Format, opts format.Options, inputs ...[]b
 		opts = format.MapOptions{}
 	}
 	size := 0
-	lines := make([][][]byte, len(inputs))
+	ins := make([]Input, len(inputs))
 	for i, in := range inputs {
 		size += len(in)
-		for len(in) > 0 {
-			l := in
-			if j := bytes.IndexByte(in, '\n'); j >= 0 {
-				l, in = in[:j], in[j+1:]
-			} else {
-				in = nil
-			}
-			lines[i] = append(lines[i], l)
-		}
+		ins[i] = Input{Name: "bench", Data: in}
 	}
+	lines := splitLines(f, ins)
 	var warn bytes.Buffer
 	diag := stream.NewDiag(&warn, false)
 	emit := func([]byte, fold.Count) error { return nil }
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := benchOnce(f, opts, emit, diag, inputs, lines); err != nil {
+		if err := feedLines(f, opts, emit, diag, ins, lines); err != nil {
 			b.Fatal(err)
 		}
 	}
 	if diag.Flush(); diag.Count() != 0 {
 		b.Fatalf("%d malformed lines:\n%.2000s", diag.Count(), warn.String())
 	}
-}
-
-// benchOnce folds the inputs once with a new parser, as feed does.
-func benchOnce(f format.Format, opts format.Options, emit format.EmitFunc, diag *stream.Diag, inputs [][]byte, lines [][][]byte) error {
-	var last any
-	if f.NewDocument != nil {
-		p, err := f.NewDocument(opts, emit, diag)
-		if err != nil {
-			return err
-		}
-		for _, in := range inputs {
-			if err := p.Read("bench", bytes.NewReader(in)); err != nil {
-				return err
-			}
-		}
-		last = p
-	} else {
-		p, err := f.New(opts, emit, diag)
-		if err != nil {
-			return err
-		}
-		for _, ls := range lines {
-			for n, l := range ls {
-				if err := p.Line("bench", n+1, l); err != nil {
-					return err
-				}
-			}
-			if err := p.End(); err != nil {
-				return err
-			}
-		}
-		last = p
-	}
-	if fin, ok := last.(format.Finisher); ok {
-		return fin.Finish()
-	}
-	return nil
 }
