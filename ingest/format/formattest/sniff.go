@@ -120,9 +120,8 @@ type prefixFile struct {
 }
 
 var (
-	prefixesOnce sync.Once
-	prefixes     []prefixFile
-	prefixesErr  error
+	prefixesMu sync.Mutex
+	prefixes   = map[string][]prefixFile{} // by root
 )
 
 // testdata returns the first format.SniffSize bytes of every file under
@@ -130,23 +129,28 @@ var (
 // binary.
 func testdata(t *testing.T, root string) []prefixFile {
 	t.Helper()
-	prefixesOnce.Do(func() {
-		prefixesErr = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || !d.Type().IsRegular() {
-				return err
-			}
-			b, err := readPrefix(path)
-			if err != nil {
-				return err
-			}
-			prefixes = append(prefixes, prefixFile{filepath.Clean(path), b})
-			return nil
-		})
-	})
-	if prefixesErr != nil {
-		t.Fatal(prefixesErr)
+	prefixesMu.Lock()
+	defer prefixesMu.Unlock()
+	if files, ok := prefixes[root]; ok {
+		return files
 	}
-	return prefixes
+	var files []prefixFile
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := readPrefix(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, prefixFile{filepath.Clean(path), b})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefixes[root] = files
+	return files
 }
 
 func readPrefix(path string) ([]byte, error) {
