@@ -26,6 +26,7 @@ var Format = format.Format{
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
 		p := &parser{emit: emit, diag: diag, noModules: opts.Bool("no-modules")}
 		p.table.Value, p.table.Header = timeColumn, vtunecsv.StackColumn+","+timeColumn+",…"
+		p.table.Indent = func(c byte) bool { return c == ' ' } // inferno's indentation: spaces
 		return p, nil
 	},
 }
@@ -38,7 +39,6 @@ type parser struct {
 	noModules bool
 
 	table vtunecsv.Table
-	stack calltree.Stack
 	ms    []byte
 }
 
@@ -46,22 +46,9 @@ var backquote = []byte("`")
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	line = calltree.TrimSpaceRight(line)
-	if row, err := p.table.Line(p.diag, name, n, line); !row {
+	depth, ok, err := p.table.Row(p.diag, name, n, line)
+	if !ok {
 		return err
-	}
-	depth := 0
-	for depth < len(line) && line[depth] == ' ' {
-		depth++
-	}
-	if err := p.stack.Skips(p.diag, name, n, line, depth); err != nil {
-		return err
-	}
-	if why := p.table.Split(line[depth:]); why != "" {
-		if err := p.diag.Malformed(name, n, line, why); err != nil {
-			return err
-		}
-		p.stack.PushUnknown(depth)
-		return nil
 	}
 	fields := p.table.Fields
 	ms, ok := p.millis(fields[p.table.ValueCol])
@@ -78,9 +65,9 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		function = []byte(calltree.Unknown)
 	}
 	if p.table.ModuleCol >= 0 && !p.noModules && len(fields[p.table.ModuleCol]) > 0 {
-		p.stack.Push(depth, fields[p.table.ModuleCol], backquote, function) // inferno's module`function
+		p.table.Stack.Push(depth, fields[p.table.ModuleCol], backquote, function) // inferno's module`function
 	} else {
-		p.stack.Push(depth, function)
+		p.table.Stack.Push(depth, function)
 	}
 	if !ok || isZero(ms) {
 		return nil
@@ -89,7 +76,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if err != nil {
 		return p.diag.Malformed(name, n, line, fmt.Sprintf("the %s field %q: %v", timeColumn, fields[p.table.ValueCol], err))
 	}
-	return p.emit(p.stack.Bytes(), c)
+	return p.emit(p.table.Stack.Bytes(), c)
 }
 
 // millis turns seconds ("0.016612") into milliseconds ("16.612") by
@@ -145,7 +132,5 @@ func isZero(b []byte) bool {
 }
 
 func (p *parser) End() error {
-	err := p.table.End(p.diag)
-	p.stack.Reset()
-	return err
+	return p.table.End(p.diag)
 }

@@ -31,6 +31,7 @@ var Format = format.Format{
 			p.table.Value = sizeColumn
 		}
 		p.table.Header = vtunecsv.StackColumn + ",…," + p.table.Value + ",…"
+		p.table.Indent = isSpace
 		return p, nil
 	},
 }
@@ -45,7 +46,6 @@ type parser struct {
 	diag *stream.Diag
 
 	table vtunecsv.Table // its Value is the column weighing the stacks
-	stack calltree.Stack
 }
 
 var (
@@ -55,22 +55,9 @@ var (
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	line = calltree.TrimSpaceRight(line)
-	if row, err := p.table.Line(p.diag, name, n, line); !row {
+	depth, ok, err := p.table.Row(p.diag, name, n, line)
+	if !ok {
 		return err
-	}
-	depth := 0
-	for depth < len(line) && isSpace(line[depth]) {
-		depth++
-	}
-	if err := p.stack.Skips(p.diag, name, n, line, depth); err != nil {
-		return err
-	}
-	if why := p.table.Split(line[depth:]); why != "" {
-		if err := p.diag.Malformed(name, n, line, why); err != nil {
-			return err
-		}
-		p.stack.PushUnknown(depth)
-		return nil
 	}
 	fields := p.table.Fields
 	function := fields[0]
@@ -84,7 +71,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.table.ModuleCol >= 0 {
 		module = fields[p.table.ModuleCol]
 	}
-	p.stack.Push(depth, function, lparen, module, rparen) // the script's function(module)
+	p.table.Stack.Push(depth, function, lparen, module, rparen) // the script's function(module)
 	v := bytes.TrimSpace(fields[p.table.ValueCol])
 	if len(v) == 0 || isZero(v) {
 		return nil
@@ -93,7 +80,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if err != nil {
 		return p.diag.Malformed(name, n, line, fmt.Sprintf("the %s field %q: %v", p.table.Value, v, err))
 	}
-	return p.emit(p.stack.Bytes(), c)
+	return p.emit(p.table.Stack.Bytes(), c)
 }
 
 func isSpace(c byte) bool {
@@ -111,7 +98,5 @@ func isZero(b []byte) bool {
 }
 
 func (p *parser) End() error {
-	err := p.table.End(p.diag)
-	p.stack.Reset()
-	return err
+	return p.table.End(p.diag)
 }

@@ -54,9 +54,9 @@ func Sniff(prefix []byte, columns ...string) format.Score {
 	return format.No
 }
 
-// Table reads a report's lines up to its rows: the lines before the
-// header are passed over, the header gives the columns, and each row is
-// split into its fields.
+// Table reads a report's lines into rows: the lines before the header
+// are passed over, the header gives the columns, and each row is split
+// into its fields, its frame placed in Stack at its depth.
 type Table struct {
 	// Value is the column that weighs the rows: a header without it is
 	// refused, and so is the input.
@@ -64,12 +64,17 @@ type Table struct {
 	// Header is the header as messages show it
 	// ("Function Stack,CPU Time:Self,…").
 	Header string
+	// Indent tells the characters that indent a row a level.
+	Indent func(c byte) bool
 
-	// Fields are the fields of the last row split; ValueCol and
+	// Fields are the fields of the last row read; ValueCol and
 	// ModuleCol are where the columns are in them (ModuleCol -1: no
 	// Module column).
 	Fields              [][]byte
 	ValueCol, ModuleCol int
+	// Stack is the path to the last row read: its frame is for the
+	// caller to push.
+	Stack calltree.Stack
 
 	csv     csvline.Splitter
 	header  bool // the header was read
@@ -78,15 +83,37 @@ type Table struct {
 	last    int
 }
 
-// Line takes a line of the input called name, its trailing white space
-// trimmed, and says whether it is a row to fold. Until the header it
-// reads the header; a header without the Value column is malformed.
-func (t *Table) Line(diag *stream.Diag, name string, n int, line []byte) (row bool, err error) {
+// Row reads line, the line n of the input called name, its trailing
+// white space trimmed. ok says it is a row, its fields in Fields and
+// depth its level, whose frame the caller pushes on Stack. Before the
+// header, lines are passed over and the header read; a row that cannot
+// be read is reported, and its frame is calltree.Unknown.
+func (t *Table) Row(diag *stream.Diag, name string, n int, line []byte) (depth int, ok bool, err error) {
 	t.name, t.last = name, n
-	if t.header {
-		return len(line) > 0, nil // inlined: this is every line but a few
+	if !t.header {
+		return 0, false, t.readHeader(diag, name, n, line)
 	}
-	return false, t.readHeader(diag, name, n, line)
+	if len(line) == 0 {
+		return 0, false, nil
+	}
+	for depth < len(line) && t.Indent(line[depth]) {
+		depth++
+	}
+	if err := t.Stack.Skips(diag, name, n, line, depth); err != nil {
+		return 0, false, err
+	}
+	t.Fields, ok = t.csv.Split(line[depth:])
+	why := ""
+	switch {
+	case !ok:
+		why = "a quote is not closed"
+	case len(t.Fields) <= t.ValueCol || len(t.Fields) <= t.ModuleCol:
+		why = "fewer columns than the header names"
+	default:
+		return depth, true, nil
+	}
+	t.Stack.PushUnknown(depth)
+	return depth, false, diag.Malformed(name, n, line, why+" (the frame is named "+calltree.Unknown+")")
 }
 
 func (t *Table) readHeader(diag *stream.Diag, name string, n int, line []byte) error {
@@ -113,21 +140,6 @@ func (t *Table) readHeader(diag *stream.Diag, name string, n int, line []byte) e
 	return nil
 }
 
-// Split splits a row, its indentation cut off, into Fields. why says
-// what is wrong with it when it cannot be read: its frame is then named
-// calltree.Unknown.
-func (t *Table) Split(row []byte) (why string) {
-	var ok bool
-	t.Fields, ok = t.csv.Split(row)
-	switch {
-	case !ok:
-		return "a quote is not closed (the frame is named " + calltree.Unknown + ")"
-	case len(t.Fields) <= t.ValueCol || len(t.Fields) <= t.ModuleCol:
-		return "fewer columns than the header names (the frame is named " + calltree.Unknown + ")"
-	}
-	return ""
-}
-
 // End ends an input: one with lines but no header is said to the Diag.
 func (t *Table) End(diag *stream.Diag) error {
 	var err error
@@ -135,5 +147,6 @@ func (t *Table) End(diag *stream.Diag) error {
 		err = diag.Malformed(t.name, t.last, nil, "no VTune header (\""+t.Header+"\") in the input")
 	}
 	t.header, t.refused, t.last = false, false, 0
+	t.Stack.Reset()
 	return err
 }

@@ -23,39 +23,44 @@ func TestSniff(t *testing.T) {
 }
 
 // TestTable: lines before the header are passed over, the columns are
-// found by name, rows are split; an input without a header, or whose
-// header lacks the value column, is said.
+// found by name, rows are split and placed at their depth, a row that
+// cannot be read gets an [unknown] frame; an input without a header, or
+// whose header lacks the value column, is said.
 func TestTable(t *testing.T) {
 	var warn strings.Builder
 	diag := stream.NewDiag(&warn, false)
-	tb := Table{Value: "CPU Time:Self", Header: "Function Stack,CPU Time:Self,…"}
+	tb := Table{Value: "CPU Time:Self", Header: "Function Stack,CPU Time:Self,…", Indent: func(c byte) bool { return c == ' ' }}
 	var rows []string
-	for i, l := range []string{"war:x", "Function Stack,Module,CPU Time:Self", "", "main,a.out,1", ` "f, g",lib,2`, ` "open,x,1`, ` short`} {
-		row, err := tb.Line(diag, "x", i+1, []byte(l))
+	for i, l := range []string{"war:x", "Function Stack,Module,CPU Time:Self", "", "main,a.out,1", ` "f, g",lib,2`, `  "open,x,1`, `  short`} {
+		depth, ok, err := tb.Row(diag, "x", i+1, []byte(l))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !row {
-			continue
+		if ok {
+			rows = append(rows, string(tb.Fields[0])+"|"+string(tb.Fields[tb.ModuleCol])+"|"+string(tb.Fields[tb.ValueCol]))
+			tb.Stack.Push(depth, tb.Fields[0])
 		}
-		if why := tb.Split([]byte(strings.TrimLeft(l, " "))); why != "" {
-			rows = append(rows, why)
-			continue
-		}
-		rows = append(rows, string(tb.Fields[0])+"|"+string(tb.Fields[tb.ModuleCol])+"|"+string(tb.Fields[tb.ValueCol]))
 	}
-	want := []string{"main|a.out|1", "f, g|lib|2", "a quote is not closed (the frame is named [unknown])", "fewer columns than the header names (the frame is named [unknown])"}
-	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
-		t.Errorf("rows:\n%s\nwant\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	if got, want := strings.Join(rows, "\n"), "main|a.out|1\nf, g|lib|2"; got != want {
+		t.Errorf("rows:\n%s\nwant\n%s", got, want)
 	}
-	if err := tb.End(diag); err != nil || diag.Count() != 0 {
-		t.Errorf("end: %v, %d malformed", err, diag.Count())
+	if got := string(tb.Stack.Bytes()); got != "main;f, g;[unknown]" {
+		t.Errorf("stack %q", got)
+	}
+	diag.Flush()
+	if diag.Count() != 2 || !strings.Contains(warn.String(), "x:6: a quote is not closed (the frame is named [unknown])") || !strings.Contains(warn.String(), "x:7: fewer columns than the header names") {
+		t.Errorf("%d malformed:\n%s", diag.Count(), warn.String())
+	}
+	if err := tb.End(diag); err != nil || tb.Stack.Depth() != 0 {
+		t.Errorf("end: %v, depth %d", err, tb.Stack.Depth())
 	}
 	// No header: said at the end; a header without the column: said there.
-	tb.Line(diag, "y", 1, []byte("war:x"))
+	warn.Reset()
+	diag = stream.NewDiag(&warn, false)
+	tb.Row(diag, "y", 1, []byte("war:x"))
 	tb.End(diag)
-	tb.Line(diag, "z", 1, []byte("Function Stack,Allocations:Self"))
-	tb.Line(diag, "z", 2, []byte("main,1"))
+	tb.Row(diag, "z", 1, []byte("Function Stack,Allocations:Self"))
+	tb.Row(diag, "z", 2, []byte("main,1"))
 	tb.End(diag)
 	diag.Flush()
 	if diag.Count() != 2 || !strings.Contains(warn.String(), `y:1: no VTune header ("Function Stack,CPU Time:Self,…")`) || !strings.Contains(warn.String(), `z:1: a VTune header without a "CPU Time:Self" column`) {
