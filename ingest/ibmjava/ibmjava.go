@@ -172,19 +172,7 @@ func shortenPkgs(dst, f []byte) []byte {
 	if cut <= 0 {
 		return append(dst, f...)
 	}
-	inWord := false
-	for _, c := range f[:cut] {
-		w := isWord(c)
-		if !w || !inWord {
-			dst = append(dst, c)
-		}
-		inWord = w
-	}
-	return append(dst, f[cut:]...)
-}
-
-func isWord(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+	return append(javaopts.AppendInitials(dst, f[:cut]), f[cut:]...)
 }
 
 // sniff is Sure on a javacore: its section lines (0SECTION, 1TISIGINFO)

@@ -249,15 +249,7 @@ func shortenPkgs(dst, f []byte) []byte {
 	if len(cm) == len(f) {
 		return append(dst, f...)
 	}
-	inWord := false
-	for _, c := range f[:len(f)-len(cm)] {
-		w := isWord(c)
-		if !w || !inWord {
-			dst = append(dst, c)
-		}
-		inWord = w
-	}
-	return append(dst, cm...)
+	return append(javaopts.AppendInitials(dst, f[:len(f)-len(cm)]), cm...)
 }
 
 func isWord(c byte) bool {

@@ -279,19 +279,7 @@ func shortenPkgs(dst, f []byte) []byte {
 	if q < 0 || q+1 == m {
 		return append(dst, f...)
 	}
-	inWord := false
-	for _, c := range f[:q+1] {
-		w := isWord(c)
-		if !w || !inWord {
-			dst = append(dst, c)
-		}
-		inWord = w
-	}
-	return append(dst, f[q+1:]...)
-}
-
-func isWord(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+	return append(javaopts.AppendInitials(dst, f[:q+1]), f[q+1:]...)
 }
 
 // isSpace is Perl's \s on bytes: space, \t, \n, \v, \f, \r.

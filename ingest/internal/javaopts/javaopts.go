@@ -2,7 +2,9 @@
 // FlameGraph's scripts name them, each with its "no-" twin as Perl's
 // Getopt "name!" gives it: jstack and ibmjava take all of them,
 // java-exceptions --shorten-pkgs. One table, so that the formats that
-// share a flag share its name, kind, default and usage.
+// share a flag share its name, kind, default and usage; and what
+// --shorten-pkgs does to a package name, which each format finds in its
+// frames its own way.
 //
 // It imports ingest/format of pfold's.
 package javaopts
@@ -43,6 +45,22 @@ func Negatable(opts format.Options, name string, def bool) (bool, error) {
 		v = false
 	}
 	return v, nil
+}
+
+// AppendInitials appends pkgs, the package part of a frame (up to and
+// with the separator before Class.method: "java.util.concurrent."), to
+// dst as --shorten-pkgs shortens it, as the scripts do: every run of
+// word characters (Perl's \w) cut to its first ("j.u.c.").
+func AppendInitials(dst, pkgs []byte) []byte {
+	inWord := false
+	for _, c := range pkgs {
+		w := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+		if !w || !inWord {
+			dst = append(dst, c)
+		}
+		inWord = w
+	}
+	return dst
 }
 
 // ThreadOptions are the values of Thread's flags.

@@ -65,3 +65,18 @@ func TestReadThread(t *testing.T) {
 		t.Error("contradiction accepted")
 	}
 }
+
+func TestAppendInitials(t *testing.T) {
+	for in, want := range map[string]string{
+		"java.util.concurrent.": "j.u.c.",
+		"java/util/":            "j/u/",
+		"java.base/java.util.":  "j.b/j.u.",
+		"app_2x.a1.":            "a.a.",
+		"":                      "",
+		"$$.":                   "$$.",
+	} {
+		if got := string(AppendInitials([]byte("<"), []byte(in))); got != "<"+want {
+			t.Errorf("%q: %q, want %q", in, got, "<"+want)
+		}
+	}
+}
