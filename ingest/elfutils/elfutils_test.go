@@ -139,20 +139,12 @@ func TestSniff(t *testing.T) {
 }
 
 func FuzzElfutils(f *testing.F) {
-	var seeds [][]byte
-	for _, n := range []string{"threads.txt", "threads.a.txt", "threads.s.txt"} {
-		b := dir.Read(f, n)
-		seeds = append(seeds, b[:min(len(b), 8<<10)])
-	}
-	formattest.FuzzFormat(f, Format, seeds...)
+	formattest.FuzzFormat(f, Format, dir.ReadEach(f, 8<<10, "threads.txt", "threads.a.txt", "threads.s.txt")...)
 }
 
 // BenchmarkElfutils folds the recordings (3 MB, repeated), line by line
 // as pfold hands them over, into an emit that keeps nothing.
 func BenchmarkElfutils(b *testing.B) {
-	var one []byte
-	for _, n := range []string{"threads.txt", "templates.txt", "templates.v.txt"} {
-		one = append(one, dir.Read(b, n)...)
-	}
+	one := bytes.Join(dir.ReadEach(b, 0, "threads.txt", "templates.txt", "templates.v.txt"), nil)
 	formattest.Benchmark(b, Format, nil, bytes.Repeat(one, 3<<20/len(one)+1))
 }

@@ -171,20 +171,14 @@ func TestSniff(t *testing.T) {
 }
 
 func FuzzGDB(f *testing.F) {
-	seeds := [][]byte{[]byte("#1  0x1 in a::operator<< <b> (x=1) at y:1\n#2  <signal handler called>\n")}
-	for _, n := range []string{"threads.txt", "threads.full.txt"} {
-		b := dir.Read(f, n)
-		seeds = append(seeds, b[:min(len(b), 8<<10)])
-	}
+	seeds := dir.ReadEach(f, 8<<10, "threads.txt", "threads.full.txt")
+	seeds = append(seeds, []byte("#1  0x1 in a::operator<< <b> (x=1) at y:1\n#2  <signal handler called>\n"))
 	formattest.FuzzFormat(f, Format, seeds...)
 }
 
 // BenchmarkGDB folds the recordings (3 MB, repeated), line by line as
 // pfold hands them over, into an emit that keeps nothing.
 func BenchmarkGDB(b *testing.B) {
-	var one []byte
-	for _, n := range []string{"threads.txt", "templates.txt", "threads.full.txt"} {
-		one = append(one, dir.Read(b, n)...)
-	}
+	one := bytes.Join(dir.ReadEach(b, 0, "threads.txt", "templates.txt", "threads.full.txt"), nil)
 	formattest.Benchmark(b, Format, nil, bytes.Repeat(one, 3<<20/len(one)+1))
 }

@@ -258,11 +258,7 @@ func TestSniff(t *testing.T) {
 }
 
 func FuzzSample(f *testing.F) {
-	var seeds [][]byte
-	for _, n := range []string{"sample.txt", "plain-c.txt", "odd-indentation.txt", "skipped-indentation.txt", "bad-stack-line.txt"} {
-		seeds = append(seeds, dir.Read(f, n))
-	}
-	formattest.FuzzFormat(f, Format, seeds...)
+	formattest.FuzzFormat(f, Format, dir.ReadEach(f, 0, "sample.txt", "plain-c.txt", "odd-indentation.txt", "skipped-indentation.txt", "bad-stack-line.txt")...)
 }
 
 // BenchmarkSample folds inferno's large.txt (a Firefox content process,

@@ -167,11 +167,7 @@ func TestSniff(t *testing.T) {
 }
 
 func FuzzVTune(f *testing.F) {
-	var seeds [][]byte
-	for _, n := range []string{"vtune.csv", "handmade.csv", "bad-stack-line.csv", "invalid-time-field.csv"} {
-		seeds = append(seeds, dir.Read(f, n))
-	}
-	formattest.FuzzFormat(f, Format, seeds...)
+	formattest.FuzzFormat(f, Format, dir.ReadEach(f, 0, "vtune.csv", "handmade.csv", "bad-stack-line.csv", "invalid-time-field.csv")...)
 }
 
 // BenchmarkVTune folds inferno's vtune.csv repeated to 4 MB, the stacks

@@ -32,6 +32,20 @@ func (d Dir) Read(t testing.TB, name string) []byte {
 	return b
 }
 
+// ReadEach returns the named files of d, each cut to its first max
+// bytes when max is not 0: fuzz seeds, benchmark input.
+func (d Dir) ReadEach(t testing.TB, max int, names ...string) [][]byte {
+	t.Helper()
+	files := make([][]byte, len(names))
+	for i, n := range names {
+		files[i] = d.Read(t, n)
+		if max > 0 {
+			files[i] = files[i][:min(len(files[i]), max)]
+		}
+	}
+	return files
+}
+
 // Head returns the first n lines of the file name of d: small fuzz
 // seeds, which the fuzzer minimises in reasonable time.
 func (d Dir) Head(t testing.TB, name string, n int) []byte {
