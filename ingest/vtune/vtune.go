@@ -69,7 +69,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	} else {
 		p.table.Stack.Push(depth, function)
 	}
-	if !ok || isZero(ms) {
+	if !ok || vtunecsv.IsZero(ms) {
 		return nil
 	}
 	c, err := fold.ParseCount(ms)
@@ -101,7 +101,7 @@ func (p *parser) millis(s []byte) ([]byte, bool) {
 			m = append(m, '0')
 		}
 	}
-	if len(frac) > 3 && !isZero(frac[3:]) {
+	if len(frac) > 3 && !vtunecsv.IsZero(frac[3:]) {
 		m = append(m, '.')
 		m = append(m, frac[3:]...)
 	}
@@ -115,16 +115,6 @@ func (p *parser) millis(s []byte) ([]byte, bool) {
 func digits(b []byte) bool {
 	for _, c := range b {
 		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-// isZero reports whether a number's text is all zeros (and points).
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != '0' && c != '.' {
 			return false
 		}
 	}

@@ -73,7 +73,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	}
 	p.table.Stack.Push(depth, function, lparen, module, rparen) // the script's function(module)
 	v := bytes.TrimSpace(fields[p.table.ValueCol])
-	if len(v) == 0 || isZero(v) {
+	if len(v) == 0 || vtunecsv.IsZero(v) {
 		return nil
 	}
 	c, err := fold.ParseCount(v)
@@ -85,16 +85,6 @@ func (p *parser) Line(name string, n int, line []byte) error {
 
 func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\f' || c == '\v'
-}
-
-// isZero reports whether a number's text is all zeros (and points).
-func isZero(b []byte) bool {
-	for _, c := range b {
-		if c != '0' && c != '.' {
-			return false
-		}
-	}
-	return true
 }
 
 func (p *parser) End() error {

@@ -140,6 +140,17 @@ func (t *Table) readHeader(diag *stream.Diag, name string, n int, line []byte) e
 	return nil
 }
 
+// IsZero reports whether a value's text is all zeros (and points): a
+// row that weighs nothing, which is no stack.
+func IsZero(b []byte) bool {
+	for _, c := range b {
+		if c != '0' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
 // End ends an input: one with lines but no header is said to the Diag.
 func (t *Table) End(diag *stream.Diag) error {
 	var err error
