@@ -152,12 +152,11 @@ func TestSampleIndex(t *testing.T) {
 	if run(t, heap, "inuse_space", false) != run(t, heap, "3", false) {
 		t.Errorf("inuse_space and 3 differ")
 	}
+	var cases []formattest.Case
 	for _, bad := range []string{"4", "-1", "nope"} {
-		_, err := formattest.Fold(Format, format.MapOptions{SampleIndexFlag.Name: bad}, formattest.Input{Name: "in", Data: heap})
-		if err == nil || !strings.Contains(err.Error(), "--sample-index") {
-			t.Errorf("--sample-index %s: %v", bad, err)
-		}
+		cases = append(cases, formattest.Case{Name: bad, In: string(heap), Opts: format.MapOptions{SampleIndexFlag.Name: bad}, Err: "--sample-index"})
 	}
+	formattest.Cases(t, Format, cases)
 }
 
 // TestNegative: a difference of profiles (go tool pprof -diff_base) has

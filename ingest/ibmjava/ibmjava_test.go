@@ -101,10 +101,9 @@ func TestCases(t *testing.T) {
 }
 
 func TestContradiction(t *testing.T) {
-	_, err := formattest.Fold(Format, format.MapOptions{"include-tname": true, "no-include-tname": true}, formattest.Input{Name: "in", Data: []byte(th)})
-	if err == nil || !strings.Contains(err.Error(), "contradict") {
-		t.Errorf("err = %v", err)
-	}
+	formattest.Cases(t, Format, []formattest.Case{
+		{Name: "tname", In: th, Opts: format.MapOptions{"include-tname": true, "no-include-tname": true}, Err: "contradict"},
+	})
 }
 
 // TestSniff: the javacore is recognised; nothing else is.

@@ -3,7 +3,6 @@ package javaexceptions
 import (
 	"bytes"
 	"flag"
-	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/ingest/format"
@@ -139,10 +138,9 @@ func TestCases(t *testing.T) {
 }
 
 func TestContradiction(t *testing.T) {
-	_, err := formattest.Fold(Format, format.MapOptions{"shorten-pkgs": true, "no-shorten-pkgs": true}, formattest.Input{Name: "in", Data: []byte(chained)})
-	if err == nil || !strings.Contains(err.Error(), "contradict") {
-		t.Errorf("err = %v", err)
-	}
+	formattest.Cases(t, Format, []formattest.Case{
+		{Name: "shorten-pkgs", In: chained, Opts: format.MapOptions{"shorten-pkgs": true, "no-shorten-pkgs": true}, Err: "contradict"},
+	})
 }
 
 // TestSniff: the recorded log is recognised; nothing else is.

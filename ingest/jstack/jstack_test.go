@@ -83,10 +83,9 @@ func TestMalformed(t *testing.T) {
 }
 
 func TestContradiction(t *testing.T) {
-	_, err := formattest.Fold(Format, format.MapOptions{"include-tid": true, "no-include-tid": true}, formattest.Input{Name: "in", Data: []byte(thread)})
-	if err == nil || !strings.Contains(err.Error(), "contradict") {
-		t.Errorf("err = %v", err)
-	}
+	formattest.Cases(t, Format, []formattest.Case{
+		{Name: "tid", In: thread, Opts: format.MapOptions{"include-tid": true, "no-include-tid": true}, Err: "contradict"},
+	})
 }
 
 func TestShortenPkgs(t *testing.T) {

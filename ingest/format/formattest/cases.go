@@ -22,6 +22,9 @@ type Case struct {
 	// Warn are what the warnings must say ("in:7:"; the input is called
 	// "in"); a strict fold's error must say the first.
 	Warn []string
+	// Err, when set, is what the fold's error says: the fold must fail
+	// (options that contradict each other).
+	Err string
 }
 
 // Cases folds each case's input, called "in", with f.
@@ -32,6 +35,12 @@ func Cases(t *testing.T, f format.Format, cases []Case) {
 			t.Helper()
 			in := Input{Name: "in", Data: []byte(c.In)}
 			res, err := Fold(f, c.Opts, in)
+			if c.Err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.Err) {
+					t.Errorf("error %v, want one saying %q", err, c.Err)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package formattest
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"path/filepath"
 	"strconv"
@@ -118,6 +119,11 @@ func TestCases(t *testing.T) {
 		{Name: "double", In: "a 1\n", Opts: format.MapOptions{"double": true}, Want: "a 2\n"},
 		{Name: "bad", In: "a 1\nbad\n", Want: "a 1\n", Malformed: 1, Warn: []string{"in:2:"}},
 	})
+	refusing := toy
+	refusing.New = func(format.Options, format.EmitFunc, *stream.Diag) (format.Parser, error) {
+		return nil, errors.New("--x and --no-x contradict each other")
+	}
+	Cases(t, refusing, []Case{{Name: "refused", Err: "contradict"}})
 	if got := FoldText(t, toy, nil, "toy\nq 0\n"); got != "q 0\n" {
 		t.Errorf("zero counts: %q", got)
 	}
