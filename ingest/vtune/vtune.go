@@ -26,7 +26,6 @@ var Format = format.Format{
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
 		p := &parser{emit: emit, diag: diag, noModules: opts.Bool("no-modules")}
 		p.table.Value, p.table.Header = timeColumn, vtunecsv.StackColumn+","+timeColumn+",…"
-		p.table.Indent = func(c byte) bool { return c == ' ' } // inferno's indentation: spaces
 		return p, nil
 	},
 }

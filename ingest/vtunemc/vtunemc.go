@@ -31,7 +31,7 @@ var Format = format.Format{
 			p.table.Value = sizeColumn
 		}
 		p.table.Header = vtunecsv.StackColumn + ",…," + p.table.Value + ",…"
-		p.table.Indent = isSpace
+		p.table.Tabs = true // the script reads indentation as \s: tabs too
 		return p, nil
 	},
 }
@@ -81,10 +81,6 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return p.diag.Malformed(name, n, line, fmt.Sprintf("the %s field %q: %v", p.table.Value, v, err))
 	}
 	return p.emit(p.table.Stack.Bytes(), c)
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\f' || c == '\v'
 }
 
 func (p *parser) End() error {

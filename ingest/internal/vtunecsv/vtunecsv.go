@@ -64,8 +64,8 @@ type Table struct {
 	// Header is the header as messages show it
 	// ("Function Stack,CPU Time:Self,…").
 	Header string
-	// Indent tells the characters that indent a row a level.
-	Indent func(c byte) bool
+	// Tabs: besides spaces, tabs (and \f, \v) indent a row a level.
+	Tabs bool
 
 	// Fields are the fields of the last row read; ValueCol and
 	// ModuleCol are where the columns are in them (ModuleCol -1: no
@@ -96,7 +96,7 @@ func (t *Table) Row(diag *stream.Diag, name string, n int, line []byte) (depth i
 	if len(line) == 0 {
 		return 0, false, nil
 	}
-	for depth < len(line) && t.Indent(line[depth]) {
+	for depth < len(line) && (line[depth] == ' ' || t.Tabs && (line[depth] == '\t' || line[depth] == '\f' || line[depth] == '\v')) {
 		depth++
 	}
 	if err := t.Stack.Skips(diag, name, n, line, depth); err != nil {

@@ -8,6 +8,19 @@ import (
 	"github.com/pfold/pfold/stream"
 )
 
+// TestTabs: with Tabs, a tab indents a row as a space does.
+func TestTabs(t *testing.T) {
+	diag := stream.NewDiag(&strings.Builder{}, false)
+	for _, tabs := range []bool{false, true} {
+		tb := Table{Value: "v", Tabs: tabs}
+		tb.Row(diag, "x", 1, []byte("Function Stack,v"))
+		depth, ok, _ := tb.Row(diag, "x", 2, []byte(" \t\vf,1"))
+		if want := map[bool]int{false: 1, true: 3}[tabs]; !ok || depth != want {
+			t.Errorf("tabs %v: depth %d %v, want %d", tabs, depth, ok, want)
+		}
+	}
+}
+
 func TestSniff(t *testing.T) {
 	for in, want := range map[string]format.Score{
 		"Function Stack,CPU Time:Self,Module\n":                                           format.Sure,
@@ -29,7 +42,7 @@ func TestSniff(t *testing.T) {
 func TestTable(t *testing.T) {
 	var warn strings.Builder
 	diag := stream.NewDiag(&warn, false)
-	tb := Table{Value: "CPU Time:Self", Header: "Function Stack,CPU Time:Self,…", Indent: func(c byte) bool { return c == ' ' }}
+	tb := Table{Value: "CPU Time:Self", Header: "Function Stack,CPU Time:Self,…"}
 	var rows []string
 	for i, l := range []string{"war:x", "Function Stack,Module,CPU Time:Self", "", "main,a.out,1", ` "f, g",lib,2`, `  "open,x,1`, `  short`} {
 		depth, ok, err := tb.Row(diag, "x", i+1, []byte(l))
