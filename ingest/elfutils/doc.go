@@ -28,5 +28,6 @@
 // splits in two.
 //
 // The package holds one stack at a time. It imports only fold, stream,
-// ingest/format and the standard library, and must import nothing else.
+// ingest/format, ingest/internal/backtrace and the standard library, and
+// must import nothing else.
 package elfutils

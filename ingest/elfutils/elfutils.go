@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -27,8 +28,7 @@ type parser struct {
 	withPID, withTID bool
 
 	pid, tid []byte // digits of the last PID and TID lines
-	ends     []int  // end of each frame in arena, leaf first as read
-	arena    []byte // the frames' names, back to back
+	frames   backtrace.Frames
 	stack    []byte
 }
 
@@ -122,24 +122,26 @@ func frameName(line []byte) (f []byte, ok bool) {
 }
 
 func (p *parser) addFrame(f []byte) {
+	a := p.frames.Arena
 	if bytes.HasPrefix(f, []byte("- ")) {
-		p.arena = append(p.arena, "[unknown] "...)
+		a = append(a, "[unknown] "...)
 	}
-	start := len(p.arena)
-	p.arena = append(p.arena, f...)
+	start := len(a)
+	a = append(a, f...)
 	if bytes.IndexByte(f, ';') >= 0 {
-		for i := start; i < len(p.arena); i++ {
-			if p.arena[i] == ';' {
-				p.arena[i] = ':'
+		for i := start; i < len(a); i++ {
+			if a[i] == ';' {
+				a[i] = ':'
 			}
 		}
 	}
-	p.ends = append(p.ends, len(p.arena))
+	p.frames.Arena = a
+	p.frames.End()
 }
 
 // flush emits the pending stack, root first, with a count of 1.
 func (p *parser) flush() error {
-	if len(p.ends) == 0 {
+	if p.frames.Len() == 0 {
 		return nil
 	}
 	s := p.stack[:0]
@@ -149,19 +151,9 @@ func (p *parser) flush() error {
 	if p.withTID {
 		s = append(append(append(s, "TID="...), p.tid...), ';')
 	}
-	for k := len(p.ends) - 1; k >= 0; k-- {
-		start := 0
-		if k > 0 {
-			start = p.ends[k-1]
-		}
-		s = append(s, p.arena[start:p.ends[k]]...)
-		if k > 0 {
-			s = append(s, ';')
-		}
-	}
-	p.stack = s
-	p.ends, p.arena = p.ends[:0], p.arena[:0]
-	return p.emit(s, fold.Int(1))
+	p.stack = p.frames.AppendStack(s)
+	p.frames.Reset()
+	return p.emit(p.stack, fold.Int(1))
 }
 
 func (p *parser) End() error { return p.flush() }

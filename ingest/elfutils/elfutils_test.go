@@ -3,119 +3,55 @@ package elfutils
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/elfutils"
-
-func read(t testing.TB, name string) []byte {
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// differs lists the inputs whose golden is not stackcollapse-elfutils.pl's
-// output, and why (testdata/elfutils/ORIGIN.md says more).
-var differs = map[string]string{
-	"threads.a":   "eu-stack -a: the activation column is not part of the name (the script named frames \"    f\", \"- 1 f\", \"- 1\")",
-	"templates.v": "eu-stack -v: the activation column as with -a; a frame without a symbol is [unknown] - MODULE (the script named it \"- 1 - MODULE\")",
-}
-
-// options are the runs of the script's options checked, on some inputs.
-var options = map[string][]string{
-	"threads":   {"pid", "tid", "pid-tid"},
-	"templates": {"pid", "tid", "pid-tid"},
-}
-
-func inputs(t testing.TB) []string {
-	ins, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	if len(ins) < 10 {
-		t.Fatalf("%d inputs", len(ins))
-	}
-	return ins
-}
+const dir formattest.Dir = "../../testdata/elfutils"
 
 // TestGolden folds every input (and some with --pid, --tid) and compares
 // with its golden; the golden equals stackcollapse-elfutils.pl's output
-// (*.oracle.folded, made by running it here) except on the inputs listed
-// in differs.
+// (*.oracle.folded, made by running it here) except on the inputs
+// listed (testdata/elfutils/ORIGIN.md says more).
 func TestGolden(t *testing.T) {
-	for _, in := range inputs(t) {
-		base := strings.TrimSuffix(filepath.Base(in), ".txt")
-		data := read(t, filepath.Base(in))
-		for _, opt := range append([]string{""}, options[base]...) {
-			name := base
-			opts := format.MapOptions{}
-			if opt != "" {
-				name += "." + opt
-				opts["pid"] = strings.Contains(opt, "pid")
-				opts["tid"] = strings.Contains(opt, "tid")
-			}
-			res, err := formattest.FoldStrict(Format, opts, formattest.Input{Name: base, Data: data})
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			golden := filepath.Join(dir, "golden", name+".folded")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				os.WriteFile(golden, []byte(res.Folded), 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Folded != string(want) {
-				t.Errorf("%s differs from its golden", name)
-			}
-			oracle := string(read(t, name+".oracle.folded"))
-			why, listed := differs[name]
-			switch {
-			case !listed && string(want) != oracle:
-				t.Errorf("golden %s differs from stackcollapse-elfutils.pl's output", name)
-			case listed && string(want) == oracle:
-				t.Errorf("golden %s equals stackcollapse-elfutils.pl's output, but is listed as differing (%s)", name, why)
-			}
-			// One sample per thread per dump, as the script counts them.
-			if got, tids := total(t, string(want)), bytes.Count(data, []byte("\nTID ")); got != total(t, oracle) || got != uint64(tids) {
-				t.Errorf("%s: %d samples, the script counts %d, the input has %d threads", name, got, total(t, oracle), tids)
-			}
-		}
+	// The runs of the script's options checked, on some inputs.
+	options := []formattest.Option{
+		{Name: "pid", Opts: format.MapOptions{"pid": true, "tid": false}},
+		{Name: "tid", Opts: format.MapOptions{"pid": false, "tid": true}},
+		{Name: "pid-tid", Opts: format.MapOptions{"pid": true, "tid": true}},
 	}
-}
-
-func total(t testing.TB, folded string) uint64 {
-	var n uint64
-	for _, l := range strings.Split(strings.TrimSuffix(folded, "\n"), "\n") {
-		if l == "" {
-			continue
-		}
-		_, c, err := fold.ParseLine([]byte(l))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += c.N
-	}
-	return n
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"*.txt"}, Ext: ".txt", Min: 10,
+		OptionsOf: func(_ testing.TB, base string, _ []byte) []formattest.Option {
+			if base == "threads" || base == "templates" {
+				return options
+			}
+			return nil
+		},
+		References: []formattest.Reference{{
+			Tool: "stackcollapse-elfutils.pl",
+			Differs: map[string]formattest.Diff{
+				"threads.a":   {Why: "eu-stack -a: the activation column is not part of the name (the script named frames \"    f\", \"- 1 f\", \"- 1\")"},
+				"templates.v": {Why: "eu-stack -v: the activation column as with -a; a frame without a symbol is [unknown] - MODULE (the script named it \"- 1 - MODULE\")"},
+			},
+		}},
+		// One sample per thread per dump, as the script counts them.
+		Check: func(t *testing.T, r *formattest.Run) {
+			got, script, tids := formattest.Total(t, r.Folded), formattest.Total(t, r.Oracle(t, "")), bytes.Count(r.Data, []byte("\nTID "))
+			if got != script || got != float64(tids) {
+				t.Errorf("%g samples, the script counts %g, the input has %d threads", got, script, tids)
+			}
+		},
+	}.Test(t)
 }
 
 func fold1(t *testing.T, in string, opts format.MapOptions) string {
 	t.Helper()
-	res, err := formattest.FoldStrict(Format, opts, formattest.Input{Name: "in", Data: []byte(in)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Folded
+	return formattest.FoldText(t, Format, opts, in)
 }
 
 // TestFrames: each shape of frame line eu-stack prints, with and without
@@ -181,88 +117,34 @@ TID 21:
 // TestMalformed: a line that is none of eu-stack's is reported and
 // skipped (eu-stack's own errors, when its stderr was kept).
 func TestMalformed(t *testing.T) {
-	in := "PID 1 - process\nTID 1:\n#0  0x1 f\neu-stack: dwfl_thread_getframes tid 1 at 0x1 in f: no matching address range\n#1  0x2 main\n"
-	res, err := formattest.Fold(Format, nil, formattest.Input{Name: "in", Data: []byte(in)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Folded != "main;f 1\n" || res.Malformed != 1 || !strings.Contains(res.Warnings, "in:4:") {
-		t.Errorf("%+v", res)
-	}
-	if _, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: "in", Data: []byte(in)}); err == nil {
-		t.Error("strict: no error")
-	}
+	formattest.Cases(t, Format, []formattest.Case{{
+		Name: "eu-stack error", In: "PID 1 - process\nTID 1:\n#0  0x1 f\neu-stack: dwfl_thread_getframes tid 1 at 0x1 in f: no matching address range\n#1  0x2 main\n",
+		Want: "main;f 1\n", Malformed: 1, Warn: []string{"in:4:"},
+	}})
 }
 
-// TestSniff: eu-stack output is recognised; the other formats are not
-// taken for it.
+// TestSniff: eu-stack output is recognised; nothing else is taken for
+// it.
 func TestSniff(t *testing.T) {
-	for _, in := range inputs(t) {
-		if s := Format.Sniff(read(t, filepath.Base(in))); s != format.Sure {
-			t.Errorf("%s: %v", in, s)
-		}
-	}
-	var others []string
-	for _, g := range []string{"perf/recorded/*", "perf/flamegraph/*.txt", "dtrace/*.txt", "pfilter/iperf.folded", "stackprof/*", "igprof/*", "perfreport/*.txt", "gdb/*.txt"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "..", g))
-		others = append(others, m...)
-	}
-	if len(others) < 10 {
-		t.Fatalf("%d other inputs", len(others))
-	}
-	for _, f := range others {
-		if st, err := os.Stat(f); err != nil || st.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-			t.Errorf("%s taken for elfutils", f)
-		}
-	}
-	for _, b := range []string{
-		"Nov 25 01:59:01 host kernel: PID 12 - process\nNov 25 01:59:02 host sshd[1]: Accepted\n",
-		"{\"nodes\": [], \"samples\": []}\n",
-		"a,b,c\n1,2,3\n",
-		"\x00\x01PID 1 - process\n#0  0x1 f\xff",
-		"TID 1:\n#0  0x0000000000401136 in main () at x.c:3\n",
-		"#0  0x000055d5b2923346 crunch\n#1  0x000055d5b2923265 crunch\n",
-	} {
-		if s := Format.Sniff([]byte(b)); s == format.Sure {
-			t.Errorf("%q taken for elfutils", b)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.txt"},
+		NotSureText: []string{
+			"Nov 25 01:59:01 host kernel: PID 12 - process\nNov 25 01:59:02 host sshd[1]: Accepted\n",
+			"{\"nodes\": [], \"samples\": []}\n",
+			"\x00\x01PID 1 - process\n#0  0x1 f\xff",
+			"TID 1:\n#0  0x0000000000401136 in main () at x.c:3\n",
+			"#0  0x000055d5b2923346 crunch\n#1  0x000055d5b2923265 crunch\n",
+		},
+	}.Test(t)
 }
 
 func FuzzElfutils(f *testing.F) {
-	for _, n := range []string{"threads.txt", "threads.a.txt", "threads.s.txt"} {
-		b := read(f, n)
-		f.Add(b[:min(len(b), 8<<10)])
-	}
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, dir.ReadEach(f, 8<<10, "threads.txt", "threads.a.txt", "threads.s.txt")...)
 }
 
 // BenchmarkElfutils folds the recordings (3 MB, repeated), line by line
 // as pfold hands them over, into an emit that keeps nothing.
 func BenchmarkElfutils(b *testing.B) {
-	var one []byte
-	for _, n := range []string{"threads.txt", "templates.txt", "templates.v.txt"} {
-		one = append(one, read(b, n)...)
-	}
-	data := bytes.Repeat(one, 3<<20/len(one)+1)
-	lines := bytes.Split(data, []byte("\n"))
-	emit := func([]byte, fold.Count) error { return nil }
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		p, _ := Format.New(format.MapOptions{}, emit, nil)
-		for i, l := range lines {
-			if err := p.Line("x", i+1, l); err != nil {
-				b.Fatal(err)
-			}
-		}
-		p.End()
-	}
+	one := bytes.Join(dir.ReadEach(b, 0, "threads.txt", "templates.txt", "templates.v.txt"), nil)
+	formattest.Benchmark(b, Format, nil, bytes.Repeat(one, 3<<20/len(one)+1))
 }

@@ -18,5 +18,6 @@
 // cutting the stack; each input's last traceback ends with the input.
 //
 // A parser holds only the traceback being read. The package imports
-// nothing of pfold's but fold, stream and ingest/format.
+// nothing of pfold's but fold, stream, ingest/format and
+// ingest/internal/backtrace.
 package faulthandler

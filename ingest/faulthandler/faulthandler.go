@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -27,8 +28,7 @@ type parser struct {
 	emit format.EmitFunc
 	diag *stream.Diag
 
-	frames []int  // ends of the frames in arena, most recent first
-	arena  []byte // the frames read, "file:line:func" each
+	frames backtrace.Frames // the frames read, most recent first, "file:line:func" each
 	stack  []byte
 }
 
@@ -45,12 +45,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if !ok {
 		return p.diag.Malformed(name, n, line, `not a frame ("  File \"FILE\", line N in FUNCTION")`)
 	}
-	p.arena = appendName(p.arena, file)
-	p.arena = append(p.arena, ':')
-	p.arena = append(p.arena, num...)
-	p.arena = append(p.arena, ':')
-	p.arena = appendName(p.arena, fn)
-	p.frames = append(p.frames, len(p.arena))
+	a := appendName(p.frames.Arena, file)
+	a = append(a, ':')
+	a = append(a, num...)
+	a = append(a, ':')
+	p.frames.Arena = appendName(a, fn)
+	p.frames.End()
 	return nil
 }
 
@@ -96,23 +96,12 @@ func appendName(dst, name []byte) []byte {
 
 // flush emits the traceback read, root first, once.
 func (p *parser) flush() error {
-	if len(p.frames) == 0 {
+	if p.frames.Len() == 0 {
 		return nil
 	}
-	s := p.stack[:0]
-	for i := len(p.frames) - 1; i >= 0; i-- {
-		start := 0
-		if i > 0 {
-			start = p.frames[i-1]
-		}
-		if len(s) > 0 {
-			s = append(s, ';')
-		}
-		s = append(s, p.arena[start:p.frames[i]]...)
-	}
-	p.stack = s
-	p.frames, p.arena = p.frames[:0], p.arena[:0]
-	return p.emit(s, fold.Int(1))
+	p.stack = p.frames.AppendStack(p.stack[:0]) // no frame is empty: each holds two ':'
+	p.frames.Reset()
+	return p.emit(p.stack, fold.Int(1))
 }
 
 func (p *parser) End() error { return p.flush() }

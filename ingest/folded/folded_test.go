@@ -72,9 +72,7 @@ func TestSniff(t *testing.T) {
 }
 
 func FuzzFolded(f *testing.F) {
-	f.Add([]byte("a;b 1\nc 2.5\n"))
-	f.Add([]byte("x 18446744073709551615\nx 1\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, []byte("a;b 1\nc 2.5\n"), []byte("x 18446744073709551615\nx 1\n"))
 }
 
 func BenchmarkFolded(b *testing.B) {
@@ -82,14 +80,5 @@ func BenchmarkFolded(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for len(data) < 4<<20 {
-		data = append(data, data...)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := formattest.Fold(Format, nil, formattest.Input{Name: "x", Data: data}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	formattest.Benchmark(b, Format, nil, formattest.Repeat(nil, data, 4<<20))
 }

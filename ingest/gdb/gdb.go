@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -22,9 +23,8 @@ type parser struct {
 	emit format.EmitFunc
 	diag *stream.Diag
 
-	ends  []int  // end of each frame in arena, leaf first as read
-	arena []byte // the frames' names, back to back
-	stack []byte
+	frames backtrace.Frames
+	stack  []byte
 }
 
 // gdb's "bt full" prints these unindented, after a frame's locals.
@@ -197,43 +197,34 @@ func isHex(c byte) bool {
 
 // addFrame records frame f, as "[f]" when lib.
 func (p *parser) addFrame(f []byte, lib bool) {
+	a := p.frames.Arena
 	if lib {
-		p.arena = append(p.arena, '[')
+		a = append(a, '[')
 	}
-	start := len(p.arena)
-	p.arena = append(p.arena, f...)
+	start := len(a)
+	a = append(a, f...)
 	if bytes.IndexByte(f, ';') >= 0 {
-		for i := start; i < len(p.arena); i++ {
-			if p.arena[i] == ';' {
-				p.arena[i] = ':'
+		for i := start; i < len(a); i++ {
+			if a[i] == ';' {
+				a[i] = ':'
 			}
 		}
 	}
 	if lib {
-		p.arena = append(p.arena, ']')
+		a = append(a, ']')
 	}
-	p.ends = append(p.ends, len(p.arena))
+	p.frames.Arena = a
+	p.frames.End()
 }
 
 // flush emits the pending stack, root first, with a count of 1.
 func (p *parser) flush() error {
-	if len(p.ends) == 0 {
+	if p.frames.Len() == 0 {
 		return nil
 	}
-	s := p.stack[:0]
-	for k := len(p.ends) - 1; k >= 0; k-- {
-		start := 0
-		if k > 0 {
-			start = p.ends[k-1]
-		}
-		s = append(s, p.arena[start:p.ends[k]]...)
-		if k > 0 {
-			s = append(s, ';')
-		}
-	}
-	p.stack = s
-	p.ends, p.arena = p.ends[:0], p.arena[:0]
-	return p.emit(s, fold.Int(1))
+	p.stack = p.frames.AppendStack(p.stack[:0])
+	p.frames.Reset()
+	return p.emit(p.stack, fold.Int(1))
 }
 
 func (p *parser) End() error { return p.flush() }

@@ -3,99 +3,45 @@ package gdb
 import (
 	"bytes"
 	"flag"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/gdb"
-
-func read(t testing.TB, name string) []byte {
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// differs lists the inputs whose golden is not stackcollapse-gdb.pl's
-// output, and why (testdata/gdb/ORIGIN.md says more).
-var differs = map[string]string{
-	"threads":                       "<signal handler called> is a frame (the script leaves it empty); ?? frames are [unknown]",
-	"threads.full":                  "bt full: locals belong to their frame (the script ends the stack at the first one, counting its pieces as samples)",
-	"templates":                     "C++ names with spaces are read whole (the script keeps their first word); ?? from LIB is [LIB]",
-	"templates.frame-arguments-all": "C++ names with spaces are read whole (the script keeps their first word); ?? from LIB is [LIB]",
-}
-
-func inputs(t testing.TB) []string {
-	ins, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	if len(ins) < 4 {
-		t.Fatalf("%d inputs", len(ins))
-	}
-	return ins
-}
+const dir formattest.Dir = "../../testdata/gdb"
 
 // TestGolden folds every input and compares with its golden; the golden
 // equals stackcollapse-gdb.pl's output (*.oracle.folded, made by running
-// it here) except on the inputs listed in differs.
+// it here) except on the inputs listed (testdata/gdb/ORIGIN.md says
+// more).
 func TestGolden(t *testing.T) {
-	for _, in := range inputs(t) {
-		base := strings.TrimSuffix(filepath.Base(in), ".txt")
-		res, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: base, Data: read(t, filepath.Base(in))})
-		if err != nil {
-			t.Fatalf("%s: %v", base, err)
-		}
-		golden := filepath.Join(dir, "golden", base+".folded")
-		if *update {
-			os.MkdirAll(filepath.Dir(golden), 0o755)
-			os.WriteFile(golden, []byte(res.Folded), 0o644)
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if res.Folded != string(want) {
-			t.Errorf("%s differs from its golden", base)
-		}
-		oracle := string(read(t, base+".oracle.folded"))
-		why, listed := differs[base]
-		switch {
-		case !listed && string(want) != oracle:
-			t.Errorf("golden %s differs from stackcollapse-gdb.pl's output", base)
-		case listed && string(want) == oracle:
-			t.Errorf("golden %s equals stackcollapse-gdb.pl's output, but is listed as differing (%s)", base, why)
-		}
+	differs := func(why string) formattest.Diff { return formattest.Diff{Why: why} }
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"*.txt"}, Ext: ".txt", Min: 4,
+		References: []formattest.Reference{{
+			Tool: "stackcollapse-gdb.pl",
+			Differs: map[string]formattest.Diff{
+				"threads":                       differs("<signal handler called> is a frame (the script leaves it empty); ?? frames are [unknown]"),
+				"threads.full":                  differs("bt full: locals belong to their frame (the script ends the stack at the first one, counting its pieces as samples)"),
+				"templates":                     differs("C++ names with spaces are read whole (the script keeps their first word); ?? from LIB is [LIB]"),
+				"templates.frame-arguments-all": differs("C++ names with spaces are read whole (the script keeps their first word); ?? from LIB is [LIB]"),
+			},
+		}},
 		// Every thread of every dump is one sample; the script counts the
 		// same samples except where bt full cut them in pieces.
-		if base != "threads.full" && total(t, string(want)) != total(t, oracle) {
-			t.Errorf("%s: %d samples, the script counts %d", base, total(t, string(want)), total(t, oracle))
-		}
-		if n := int(total(t, string(want))); n != threadSamples(read(t, filepath.Base(in))) {
-			t.Errorf("%s: %d samples, the input has %d thread backtraces", base, n, threadSamples(read(t, filepath.Base(in))))
-		}
-	}
-}
-
-func total(t testing.TB, folded string) uint64 {
-	var n uint64
-	for _, l := range strings.Split(strings.TrimSuffix(folded, "\n"), "\n") {
-		if l == "" {
-			continue
-		}
-		_, c, err := fold.ParseLine([]byte(l))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += c.N
-	}
-	return n
+		Check: func(t *testing.T, r *formattest.Run) {
+			got := formattest.Total(t, r.Folded)
+			if script := formattest.Total(t, r.Oracle(t, "")); r.Name != "threads.full" && got != script {
+				t.Errorf("%g samples, the script counts %g", got, script)
+			}
+			if n := threadSamples(r.Data); got != float64(n) {
+				t.Errorf("%g samples, the input has %d thread backtraces", got, n)
+			}
+		},
+	}.Test(t)
 }
 
 func threadSamples(data []byte) int {
@@ -110,11 +56,7 @@ func threadSamples(data []byte) int {
 
 func fold1(t *testing.T, in string) string {
 	t.Helper()
-	res, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: "in", Data: []byte(in)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Folded
+	return formattest.FoldText(t, Format, nil, in)
 }
 
 // TestFrames: each shape of frame line gdb prints, and what the script
@@ -206,93 +148,37 @@ func TestWrapped(t *testing.T) {
 
 // TestMalformed: a frame line with no name is reported and skipped.
 func TestMalformed(t *testing.T) {
-	in := "Thread 1 (process 1):\n#0  0x00007f in  (a=1) at x.c:1\n#1  main () at x.c:2\n"
-	res, err := formattest.Fold(Format, nil, formattest.Input{Name: "in", Data: []byte(in)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Folded != "main 1\n" || res.Malformed != 1 || !strings.Contains(res.Warnings, "in:2:") {
-		t.Errorf("%+v", res)
-	}
-	if _, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: "in", Data: []byte(in)}); err == nil {
-		t.Error("strict: no error")
-	}
+	formattest.Cases(t, Format, []formattest.Case{{
+		Name: "no name", In: "Thread 1 (process 1):\n#0  0x00007f in  (a=1) at x.c:1\n#1  main () at x.c:2\n",
+		Want: "main 1\n", Malformed: 1, Warn: []string{"in:2:"},
+	}})
 }
 
-// TestSniff: gdb output is recognised; the other formats are not taken
-// for it.
+// TestSniff: gdb output is recognised; nothing else is taken for it.
 func TestSniff(t *testing.T) {
-	for _, in := range inputs(t) {
-		if s := Format.Sniff(read(t, filepath.Base(in))); s != format.Sure {
-			t.Errorf("%s: %v", in, s)
-		}
-	}
-	if s := Format.Sniff([]byte("#0  0x00007f in poll () from /lib64/libc.so.6\n#1  0x0000000000401136 in main () at x.c:3\n")); s != format.Sure {
-		t.Errorf("bt alone: %v", s)
-	}
-	var others []string
-	for _, g := range []string{"perf/recorded/*", "perf/flamegraph/*.txt", "dtrace/*.txt", "pfilter/iperf.folded", "stackprof/*", "igprof/*", "perfreport/*.txt", "elfutils/*.txt"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "..", g))
-		others = append(others, m...)
-	}
-	if len(others) < 10 {
-		t.Fatalf("%d other inputs", len(others))
-	}
-	for _, f := range others {
-		if st, err := os.Stat(f); err != nil || st.IsDir() {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-			t.Errorf("%s taken for gdb", f)
-		}
-	}
-	for _, b := range []string{
-		"Nov 25 01:59:01 host kernel: [ 1.0] #0 something\nNov 25 01:59:02 host sshd[1]: Accepted\n",
-		"{\"nodes\": [], \"samples\": []}\n",
-		"a,b,c\n1,2,3\n",
-		"\x00\x01\x02#0  0x1 in f ()\xff\n",
-		"Thread 0x00007f3a (most recent call first):\n  File \"x.py\", line 3 in f\n",
-		"#0  0x000055d5b2923346 crunch\n#1  0x000055d5b2923265 crunch\n",
-		"# comment\n#1 two\n",
-	} {
-		if s := Format.Sniff([]byte(b)); s == format.Sure {
-			t.Errorf("%q taken for gdb", b)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.txt"},
+		SureText: []string{"#0  0x00007f in poll () from /lib64/libc.so.6\n#1  0x0000000000401136 in main () at x.c:3\n"}, // bt alone
+		NotSureText: []string{
+			"Nov 25 01:59:01 host kernel: [ 1.0] #0 something\nNov 25 01:59:02 host sshd[1]: Accepted\n",
+			"{\"nodes\": [], \"samples\": []}\n",
+			"\x00\x01\x02#0  0x1 in f ()\xff\n",
+			"Thread 0x00007f3a (most recent call first):\n  File \"x.py\", line 3 in f\n",
+			"#0  0x000055d5b2923346 crunch\n#1  0x000055d5b2923265 crunch\n",
+			"# comment\n#1 two\n",
+		},
+	}.Test(t)
 }
 
 func FuzzGDB(f *testing.F) {
-	for _, n := range []string{"threads.txt", "threads.full.txt"} {
-		b := read(f, n)
-		f.Add(b[:min(len(b), 8<<10)])
-	}
-	f.Add([]byte("#1  0x1 in a::operator<< <b> (x=1) at y:1\n#2  <signal handler called>\n"))
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	seeds := dir.ReadEach(f, 8<<10, "threads.txt", "threads.full.txt")
+	seeds = append(seeds, []byte("#1  0x1 in a::operator<< <b> (x=1) at y:1\n#2  <signal handler called>\n"))
+	formattest.FuzzFormat(f, Format, seeds...)
 }
 
 // BenchmarkGDB folds the recordings (3 MB, repeated), line by line as
 // pfold hands them over, into an emit that keeps nothing.
 func BenchmarkGDB(b *testing.B) {
-	var one []byte
-	for _, n := range []string{"threads.txt", "templates.txt", "threads.full.txt"} {
-		one = append(one, read(b, n)...)
-	}
-	data := bytes.Repeat(one, 3<<20/len(one)+1)
-	lines := bytes.Split(data, []byte("\n"))
-	emit := func([]byte, fold.Count) error { return nil }
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		p, _ := Format.New(format.MapOptions{}, emit, nil)
-		for i, l := range lines {
-			if err := p.Line("x", i+1, l); err != nil {
-				b.Fatal(err)
-			}
-		}
-		p.End()
-	}
+	one := bytes.Join(dir.ReadEach(b, 0, "threads.txt", "templates.txt", "threads.full.txt"), nil)
+	formattest.Benchmark(b, Format, nil, bytes.Repeat(one, 3<<20/len(one)+1))
 }

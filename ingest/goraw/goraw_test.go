@@ -2,94 +2,57 @@ package goraw
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"flag"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
 	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/goraw"
+const dir formattest.Dir = "../../testdata/goraw"
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
+// compatFormat is Format naming locations as stackcollapse-go.pl does
+// (the first line only, cut at its first space) and dropping samples
+// without locations.
+var compatFormat = func() format.Format {
+	f := Format
+	f.New = func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		p := newParser(opts.String(SampleIndexFlag.Name), emit, diag)
+		p.compat = true
+		return p, nil
 	}
-	return b
-}
-
-// foldAll runs a parser over data and returns the folded stacks summed
-// and sorted, those counted 0 included (pfold prints them, as
-// stackcollapse-go.pl does; formattest.Fold leaves them out).
-func foldAll(t testing.TB, p *parser, sums map[string]fold.Count, data []byte) string {
-	t.Helper()
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
-		if err := p.Line("in", n, bytes.TrimSuffix(line, []byte("\n"))); err != nil {
-			t.Fatalf("line %d: %v", n, err)
-		}
-	}
-	if err := p.End(); err != nil {
-		t.Fatal(err)
-	}
-	keys := make([]string, 0, len(sums))
-	for k := range sums {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var out []byte
-	for _, k := range keys {
-		out = fold.AppendLine(out, []byte(k), sums[k])
-	}
-	return string(out)
-}
+	return f
+}()
 
 // run folds data with --sample-index index ("" for none), as pfold does
 // or, with compat, naming locations as stackcollapse-go.pl does.
-func run(t testing.TB, data []byte, index string, compat bool) (string, *bytes.Buffer) {
+func run(t testing.TB, data []byte, index string, compat bool) string {
 	t.Helper()
-	var warn bytes.Buffer
-	sums := map[string]fold.Count{}
-	emit := func(stack []byte, c fold.Count) error {
-		s, err := sums[string(stack)].Add(c)
-		sums[string(stack)] = s
-		return err
+	f := Format
+	if compat {
+		f = compatFormat
 	}
-	p := newParser(index, emit, stream.NewDiag(&warn, false))
-	p.compat = compat
-	return foldAll(t, p, sums, data), &warn
+	res, err := formattest.Fold(f, format.MapOptions{SampleIndexFlag.Name: index}, formattest.Input{Name: "in", Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Folded
 }
 
-// inputs lists the recordings (go tool pprof -raw of each profile in
+// inputs are the recordings (go tool pprof -raw of each profile in
 // testdata/pprofproto), but diff.txt, whose negative values are refused.
-func inputs(t testing.TB) []string {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	var names []string
-	for _, f := range files {
-		if n := strings.TrimSuffix(filepath.Base(f), ".txt"); n != "diff" {
-			names = append(names, n)
-		}
-	}
-	if len(names) < 12 {
-		t.Fatalf("%d inputs", len(names))
-	}
-	return names
-}
+var (
+	inputs = []string{"*.txt"}
+	skip   = map[string]string{"diff.txt": "its negative values are refused (TestNegative)"}
+)
 
 // columns returns how many values each sample of a -raw text has.
 func columns(data []byte) int {
@@ -98,81 +61,65 @@ func columns(data []byte) int {
 	return len(bytes.Fields(line))
 }
 
-// differs lists the goldens that differ from stackcollapse-go.pl's output
-// on purpose, and why. TestCompat shows that these differences are all:
-// with the Perl's naming of locations, pfold prints what the Perl prints.
-var differs = map[string]string{
-	"cpu":           "inlined frames expanded (the Perl keeps the innermost); a generic shape with spaces named whole",
-	"merged":        "inlined frames expanded; a generic shape with spaces named whole",
-	"export-shape":  "three values: the Perl folds nothing; inlined frames expanded; a generic shape named whole",
-	"gotest-stream": "inlined frames expanded",
-	"mutex":         "inlined frames expanded",
-	"block":         "inlined frames expanded",
-	"heap":          "four values: the Perl folds nothing; inlined frames expanded",
-	"allocs":        "four values: the Perl folds nothing; inlined frames expanded",
-	"goroutine":     "one value: the Perl folds nothing of one-digit counts and the first digit of longer ones",
-	"noinline-cpu":  "a generic shape with spaces (in the runtime) named whole",
-	"edge":          "three values: the Perl folds nothing; " + edgeNames,
+// indexes are the option sets of an input: --sample-index for each of
+// its values.
+func indexes(_ testing.TB, _ string, data []byte) []formattest.Option {
+	var opts []formattest.Option
+	for i := range columns(data) {
+		opts = append(opts, formattest.Option{Name: "sample-index-" + strconv.Itoa(i), Opts: format.MapOptions{SampleIndexFlag.Name: strconv.Itoa(i)}})
+	}
+	return opts
 }
 
 const edgeNames = "the inlined frame expanded; locations without function name named by system name or address " +
 	"(the Perl: M=1 or the location id), a folded location by its function (the Perl: [F]), a sample without locations kept"
 
-// differsIndexed lists, among the per-value oracles (the Perl given each
-// value as the first of two), those pfold differs from on purpose, and why.
-var differsIndexed = map[string]string{
-	"cpu":           differs["cpu"],
-	"merged":        differs["merged"],
-	"export-shape":  "inlined frames expanded; a generic shape named whole",
-	"gotest-stream": differs["gotest-stream"],
-	"mutex":         differs["mutex"],
-	"block":         differs["block"],
-	"heap":          "inlined frames expanded",
-	"allocs":        "inlined frames expanded",
-	"noinline-cpu":  differs["noinline-cpu"],
-	"edge":          edgeNames,
-}
-
 // TestGolden folds every recording, by default and for each value; the
-// goldens equal stackcollapse-go.pl's output but where listed in differs.
+// goldens equal stackcollapse-go.pl's output (run by default, and given
+// each value as the first of two) but where listed. TestCompat shows
+// that these differences are all: with the Perl's naming of locations,
+// pfold prints what the Perl prints.
 func TestGolden(t *testing.T) {
-	for _, name := range inputs(t) {
-		data := read(t, name+".txt")
-		opts := []string{""}
-		for i := range columns(data) {
-			opts = append(opts, strconv.Itoa(i))
-		}
-		for _, index := range opts {
-			base := name
-			why := differs[name]
-			if index != "" {
-				base += ".sample-index-" + index
-				why = differsIndexed[name]
-			}
-			got, warn := run(t, data, index, false)
-			if warn.Len() > 0 {
-				t.Errorf("%s: warnings:\n%s", base, warn)
-			}
-			golden := filepath.Join(dir, "golden", base+".folded")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want := read(t, "golden/"+base+".folded")
-			if got != string(want) {
-				t.Errorf("%s differs from its golden", base)
-			}
-			oracle := read(t, base+".oracle.folded")
-			switch {
-			case why == "" && string(want) != string(oracle):
-				t.Errorf("golden %s differs from stackcollapse-go.pl's output", base)
-			case why != "" && string(want) == string(oracle):
-				t.Errorf("golden %s equals stackcollapse-go.pl's output: take it off the list (%s)", base, why)
-			}
+	differs := map[string]string{
+		"cpu":           "inlined frames expanded (the Perl keeps the innermost); a generic shape with spaces named whole",
+		"merged":        "inlined frames expanded; a generic shape with spaces named whole",
+		"export-shape":  "three values: the Perl folds nothing; inlined frames expanded; a generic shape named whole",
+		"gotest-stream": "inlined frames expanded",
+		"mutex":         "inlined frames expanded",
+		"block":         "inlined frames expanded",
+		"heap":          "four values: the Perl folds nothing; inlined frames expanded",
+		"allocs":        "four values: the Perl folds nothing; inlined frames expanded",
+		"goroutine":     "one value: the Perl folds nothing of one-digit counts and the first digit of longer ones",
+		"noinline-cpu":  "a generic shape with spaces (in the runtime) named whole",
+		"edge":          "three values: the Perl folds nothing; " + edgeNames,
+	}
+	// Among the per-value oracles, those pfold differs from.
+	differsIndexed := map[string]string{
+		"cpu":           differs["cpu"],
+		"merged":        differs["merged"],
+		"export-shape":  "inlined frames expanded; a generic shape named whole",
+		"gotest-stream": differs["gotest-stream"],
+		"mutex":         differs["mutex"],
+		"block":         differs["block"],
+		"heap":          "inlined frames expanded",
+		"allocs":        "inlined frames expanded",
+		"noinline-cpu":  differs["noinline-cpu"],
+		"edge":          edgeNames,
+	}
+	known := map[string]formattest.Diff{}
+	for name, why := range differs {
+		known[name] = formattest.Diff{Why: why}
+	}
+	for name, why := range differsIndexed {
+		for i := range columns(dir.Read(t, name+".txt")) {
+			known[name+".sample-index-"+strconv.Itoa(i)] = formattest.Diff{Why: why}
 		}
 	}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: inputs, Skip: skip, Ext: ".txt", Min: 12,
+		OptionsOf:  indexes,
+		References: []formattest.Reference{{Tool: "stackcollapse-go.pl", Differs: known}},
+	}.Test(t)
 }
 
 // TestCompat: naming locations as stackcollapse-go.pl does (the first
@@ -181,52 +128,41 @@ func TestGolden(t *testing.T) {
 // the Perl folds it given that value first. So the goldens' differences
 // from the Perl are the fixes listed in doc.go, and nothing else.
 func TestCompat(t *testing.T) {
-	for _, name := range inputs(t) {
-		data := read(t, name+".txt")
+	files, _ := filepath.Glob(dir.Path("*.txt"))
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txt")
+		if _, ok := skip[name+".txt"]; ok {
+			continue
+		}
+		data := dir.Read(t, name+".txt")
 		for i := range columns(data) {
 			base := name + ".sample-index-" + strconv.Itoa(i)
-			got, _ := run(t, data, strconv.Itoa(i), true)
-			if want := read(t, base+".oracle.folded"); got != string(want) {
+			if got := run(t, data, strconv.Itoa(i), true); got != string(dir.Read(t, base+".oracle.folded")) {
 				t.Errorf("%s: with the Perl's names, pfold differs from it", base)
 			}
 		}
-		if got, _ := run(t, data, "", true); columns(data) == 2 && got != string(read(t, name+".oracle.folded")) {
+		if got := run(t, data, "", true); columns(data) == 2 && got != string(dir.Read(t, name+".oracle.folded")) {
 			t.Errorf("%s: with the Perl's names, pfold differs from it", name)
 		}
 	}
 }
 
 func TestSampleIndex(t *testing.T) {
-	heap := read(t, "heap.txt")
-	byName, _ := run(t, heap, "inuse_space", false)
-	byIndex, _ := run(t, heap, "3", false)
-	if byName != byIndex {
+	heap := dir.Read(t, "heap.txt")
+	if run(t, heap, "inuse_space", false) != run(t, heap, "3", false) {
 		t.Errorf("inuse_space and 3 differ")
 	}
+	var cases []formattest.Case
 	for _, bad := range []string{"4", "-1", "nope"} {
-		p := newParser(bad, func([]byte, fold.Count) error { return nil }, stream.NewDiag(&bytes.Buffer{}, false))
-		err := feed(p, heap)
-		if err == nil || !strings.Contains(err.Error(), "--sample-index") {
-			t.Errorf("--sample-index %s: %v", bad, err)
-		}
+		cases = append(cases, formattest.Case{Name: bad, In: string(heap), Opts: format.MapOptions{SampleIndexFlag.Name: bad}, Err: "--sample-index"})
 	}
-}
-
-func feed(p format.Parser, data []byte) error {
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
-		if err := p.Line("in", n, bytes.TrimSuffix(line, []byte("\n"))); err != nil {
-			return err
-		}
-	}
-	return p.End()
+	formattest.Cases(t, Format, cases)
 }
 
 // TestNegative: a difference of profiles (go tool pprof -diff_base) has
 // negative values, which folded stacks cannot carry.
 func TestNegative(t *testing.T) {
-	_, err := formattest.Fold(Format, nil, formattest.Input{Name: "diff", Data: read(t, "diff.txt")})
+	_, err := formattest.Fold(Format, nil, formattest.Input{Name: "diff", Data: dir.Read(t, "diff.txt")})
 	if !errors.Is(err, ErrNegative) {
 		t.Fatalf("err = %v, want ErrNegative", err)
 	}
@@ -266,16 +202,11 @@ func TestCases(t *testing.T) {
 		{"label lines", "Samples:\nsamples/count\n 1: 1 \n                phase:[hash]\n                bytes:[16 bytes]\n 2: 1 \n" +
 			"Locations\n     1: 0x1 a /x.go:1:0 s=0\n", "", "a 3\n", 0},
 	}
+	var cs []formattest.Case
 	for _, c := range cases {
-		res, err := formattest.Fold(Format, format.MapOptions{"sample-index": c.index}, formattest.Input{Name: "in", Data: []byte(c.in)})
-		if err != nil {
-			t.Errorf("%s: %v", c.name, err)
-			continue
-		}
-		if res.Folded != c.want || res.Malformed != c.malformed {
-			t.Errorf("%s: got\n%s(%d malformed: %s), want\n%s(%d malformed)", c.name, res.Folded, res.Malformed, res.Warnings, c.want, c.malformed)
-		}
+		cs = append(cs, formattest.Case{Name: c.name, In: c.in, Opts: format.MapOptions{SampleIndexFlag.Name: c.index}, Want: c.want, Malformed: c.malformed})
 	}
+	formattest.Cases(t, Format, cs)
 	// Two inputs: each is a profile of its own.
 	res, err := formattest.Fold(Format, nil, formattest.Input{Name: "a", Data: []byte(old)}, formattest.Input{Name: "b", Data: []byte(old)})
 	if err != nil || res.Folded != "GC;flushptrbuf 4\nGC;runtime.MSpan_Sweep 2\nGC;scanblock 2\n" {
@@ -286,84 +217,31 @@ func TestCases(t *testing.T) {
 	}
 }
 
-// TestSniff: every recording is recognised; the other formats pfold
-// reads, and what is no profile, are not taken for it.
+// TestSniff: every recording is recognised; nothing else is taken for
+// it.
 func TestSniff(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	for _, f := range files {
-		if s := Format.Sniff(read(t, filepath.Base(f))); s != format.Sure {
-			t.Errorf("%s: %v", f, s)
-		}
-	}
-	var others []string
-	for _, g := range []string{"perf/recorded/*", "perf/flamegraph/*.txt", "dtrace/*.txt", "pfilter/iperf.folded",
-		"stackprof/*", "igprof/*", "perfreport/*.txt", "pprofproto/*.pb.gz", "goraw/*.folded", "goraw/golden/*"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "..", g))
-		if len(m) == 0 {
-			t.Errorf("no files match %s", g)
-		}
-		others = append(others, m...)
-	}
-	for _, f := range others {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // a directory
-		}
-		if bytes.HasPrefix(b, []byte{0x1f, 0x8b}) { // a profile: the core un-gzips it
-			z, err := gzip.NewReader(bytes.NewReader(b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if b, err = io.ReadAll(z); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-			t.Errorf("%s taken for go tool pprof -raw text", f)
-		}
-	}
-	for _, s := range []string{
-		"Nov  2 10:00:01 host kernel: [    0.000000] Linux version\nNov  2 10:00:02 host systemd[1]: Started\n",
-		`{"Samples:": 1}` + "\n",
-		"name,Samples:,count\na,b,1\n",
-		"Samples:\n\n",
-		"Samples:\nsamples count\n 1: 1\n",
-		"Samples:\nsamples/count\nsomething else\n",
-		"hello: world\nSamples:\nsamples/count\n 1: 1 \n",
-		"\x00\x01\x02Samples:\n",
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("%q taken for go tool pprof -raw text", s)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.txt"},
+		NotSureText: []string{
+			"Nov  2 10:00:01 host kernel: [    0.000000] Linux version\nNov  2 10:00:02 host systemd[1]: Started\n",
+			`{"Samples:": 1}` + "\n",
+			"name,Samples:,count\na,b,1\n",
+			"Samples:\n\n",
+			"Samples:\nsamples count\n 1: 1\n",
+			"Samples:\nsamples/count\nsomething else\n",
+			"hello: world\nSamples:\nsamples/count\n 1: 1 \n",
+			"\x00\x01\x02Samples:\n",
+		},
+	}.Test(t)
 }
 
 func FuzzGoRaw(f *testing.F) {
-	for _, n := range []string{"edge.txt", "goroutine.txt", "block.txt", "diff.txt"} {
-		f.Add(read(f, n))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, dir.Read(f, "edge.txt"), dir.Read(f, "goroutine.txt"), dir.Read(f, "block.txt"), dir.Read(f, "diff.txt"))
 }
 
 // BenchmarkGoRaw folds the go test -cpuprofile recording, repeated to
 // about 4 MB, one input per copy as a stream of profiles.
 func BenchmarkGoRaw(b *testing.B) {
-	one := read(b, "gotest-stream.txt")
-	n := 4 << 20 / len(one)
-	b.SetBytes(int64(n * len(one)))
-	b.ReportAllocs()
-	p := newParser("", func([]byte, fold.Count) error { return nil }, stream.NewDiag(&bytes.Buffer{}, false))
-	lines := bytes.Split(bytes.TrimSuffix(one, []byte("\n")), []byte("\n"))
-	for b.Loop() {
-		for range n {
-			for i, l := range lines {
-				if err := p.Line("x", i+1, l); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if err := p.End(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	one := dir.Read(b, "gotest-stream.txt")
+	formattest.Benchmark(b, Format, nil, slices.Repeat([][]byte{one}, 4<<20/len(one))...)
 }

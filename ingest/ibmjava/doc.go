@@ -26,5 +26,7 @@
 // callstack:" line and drops what follows the last one.
 //
 // The parser holds one thread at a time. It imports only fold, stream,
-// ingest/format and the standard library, and must import nothing else.
+// ingest/format, ingest/internal/backtrace, ingest/internal/javaopts (the
+// options it shares with jstack) and the standard library, and must
+// import nothing else.
 package ibmjava

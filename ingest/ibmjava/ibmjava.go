@@ -6,6 +6,8 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/javaopts"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -14,45 +16,14 @@ var Format = format.Format{
 	Name:     "ibmjava",
 	Replaces: "stackcollapse-ibmjava.pl",
 	Sniff:    sniff,
-	// The same flags as jstack's (same names, meanings and kinds).
-	Flags: []format.Flag{
-		{Name: "include-tname", Kind: format.Bool, Default: "true", Usage: "jstack, ibmjava: start each stack with its thread's name"},
-		{Name: "no-include-tname", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread names out of stacks"},
-		{Name: "include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: keep thread ids with thread names (jstack: the -N ending a name such as pool-1-thread-3; ibmjava: -0xNATIVEID)"},
-		{Name: "no-include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread ids out of thread names (the default)"},
-		{Name: "shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: shorten package names to their initials (java.util.concurrent.FutureTask.run becomes j.u.c.FutureTask.run)"},
-		{Name: "no-shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: keep package names whole (the default)"},
-	},
+	Flags:    javaopts.Thread, // the script's options, as jstack's
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		p := &parser{emit: emit}
-		var err error
-		if p.tname, err = negatable(opts, "include-tname", true); err != nil {
+		o, err := javaopts.ReadThread(opts)
+		if err != nil {
 			return nil, err
 		}
-		if p.tid, err = negatable(opts, "include-tid", false); err != nil {
-			return nil, err
-		}
-		if p.shorten, err = negatable(opts, "shorten-pkgs", false); err != nil {
-			return nil, err
-		}
-		return p, nil
+		return &parser{emit: emit, tname: o.Tname, tid: o.Tid, shorten: o.Shorten}, nil
 	},
-}
-
-// negatable reads a Perl-style negatable option: name or no-name, def
-// when neither is given. Both at once contradict each other.
-func negatable(opts format.Options, name string, def bool) (bool, error) {
-	v := def
-	if opts.IsSet(name) {
-		v = opts.Bool(name)
-	}
-	if opts.Bool("no-" + name) {
-		if opts.IsSet(name) && opts.Bool(name) {
-			return false, fmt.Errorf("--%s and --no-%s contradict each other", name, name)
-		}
-		v = false
-	}
-	return v, nil
 }
 
 // The lines the script reads, with their spacing.
@@ -72,8 +43,7 @@ type parser struct {
 
 	hasName bool // the script's defined $tname
 	name    []byte
-	arena   []byte // the thread's frames, leaf first, back to back
-	ends    []int
+	frames  backtrace.Frames // the thread's, leaf first
 	stack   []byte
 
 	threads int
@@ -124,11 +94,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 			f = f[:i]
 		}
 		if p.shorten {
-			p.arena = shortenPkgs(p.arena, f)
+			p.frames.Arena = shortenPkgs(p.frames.Arena, f)
 		} else {
-			p.arena = append(p.arena, f...)
+			p.frames.Arena = append(p.frames.Arena, f...)
 		}
-		p.ends = append(p.ends, len(p.arena))
+		p.frames.End()
 	}
 	return nil
 }
@@ -145,28 +115,19 @@ func isThreadHeader(h []byte) bool {
 func (p *parser) flush() error {
 	defer func() {
 		p.hasName = false
-		p.arena, p.ends = p.arena[:0], p.ends[:0]
+		p.frames.Reset()
 	}()
-	if !p.hasName && len(p.ends) == 0 {
+	if !p.hasName && p.frames.Len() == 0 {
 		return nil
 	}
 	s := p.stack[:0]
-	sep := false
 	if p.hasName {
 		s = append(s, p.name...)
-		sep = true
-	}
-	for i := len(p.ends) - 1; i >= 0; i-- {
-		start := 0
-		if i > 0 {
-			start = p.ends[i-1]
-		}
-		if sep {
+		if p.frames.Len() > 0 {
 			s = append(s, ';')
 		}
-		sep = true
-		s = append(s, p.arena[start:p.ends[i]]...)
 	}
+	s = p.frames.AppendStack(s)
 	if len(s) == 0 {
 		s = append(s, '-') // a thread named "" with no frames: "" is no stack
 	}
@@ -211,19 +172,7 @@ func shortenPkgs(dst, f []byte) []byte {
 	if cut <= 0 {
 		return append(dst, f...)
 	}
-	inWord := false
-	for _, c := range f[:cut] {
-		w := isWord(c)
-		if !w || !inWord {
-			dst = append(dst, c)
-		}
-		inWord = w
-	}
-	return append(dst, f[cut:]...)
-}
-
-func isWord(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+	return append(javaopts.AppendInitials(dst, f[:cut]), f[cut:]...)
 }
 
 // sniff is Sure on a javacore: its section lines (0SECTION, 1TISIGINFO)

@@ -3,90 +3,41 @@ package ibmjava
 import (
 	"bytes"
 	"flag"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
-	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/ibmjava"
+const dir formattest.Dir = "../../testdata/ibmjava"
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-var options = []string{"", "no-include-tname", "include-tid", "shorten-pkgs"}
-
-// differs lists the goldens that differ from the script's output, and
-// why.
-var differs = map[string]string{
-	"javacore.shorten-pkgs": "javacore frames separate packages with '/': the script finds no '.'-separated package and makes every frame empty; pfold shortens the '/' packages",
-}
-
-// TestGolden folds every javacore with every option; the goldens equal
-// stackcollapse-ibmjava.pl's output (the *.oracle.folded files, made by
-// running it here) but for those listed in differs.
+// TestGolden folds every javacore with each of the script's options;
+// the goldens equal stackcollapse-ibmjava.pl's output run with the same
+// option (the *.oracle.folded files, made by running it here) but where
+// listed.
 func TestGolden(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	if len(inputs) < 1 {
-		t.Fatalf("%d inputs", len(inputs))
-	}
-	for _, in := range inputs {
-		base := strings.TrimSuffix(filepath.Base(in), ".txt")
-		data := read(t, filepath.Base(in))
-		for _, opt := range options {
-			opts := format.MapOptions{}
-			name := base
-			if opt != "" {
-				opts[opt] = true
-				name += "." + opt
-			}
-			res, err := formattest.FoldStrict(Format, opts, formattest.Input{Name: base, Data: data})
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			golden := filepath.Join(dir, "golden", name+".folded")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				os.WriteFile(golden, []byte(res.Folded), 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Folded != string(want) {
-				t.Errorf("%s differs from its golden", name)
-			}
-			oracle := read(t, name+".oracle.folded")
-			if why, ok := differs[name]; ok {
-				if string(want) == string(oracle) {
-					t.Errorf("%s is listed as differing from the script (%s) but does not", name, why)
-				}
-			} else if string(want) != string(oracle) {
-				t.Errorf("golden %s differs from stackcollapse-ibmjava.pl's output", name)
-			}
-		}
-	}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"*.txt"}, Ext: ".txt", Min: 1,
+		Options: []formattest.Option{
+			formattest.Flags("no-include-tname"), formattest.Flags("include-tid"), formattest.Flags("shorten-pkgs"),
+		},
+		References: []formattest.Reference{{
+			Tool: "stackcollapse-ibmjava.pl",
+			Differs: map[string]formattest.Diff{
+				"javacore.shorten-pkgs": {Why: "javacore frames separate packages with '/': the script finds no '.'-separated package and makes every frame empty; pfold shortens the '/' packages"},
+			},
+		}},
+	}.Test(t)
 }
 
 // TestShortenPkgsGolden: with --shorten-pkgs the stacks are the default
 // ones with each frame shortened, thread names untouched.
 func TestShortenPkgsGolden(t *testing.T) {
-	full := strings.Split(strings.TrimSpace(string(read(t, "golden/javacore.folded"))), "\n")
-	short := strings.Split(strings.TrimSpace(string(read(t, "golden/javacore.shorten-pkgs.folded"))), "\n")
+	full := strings.Split(strings.TrimSpace(string(dir.Read(t, "golden/javacore.folded"))), "\n")
+	short := strings.Split(strings.TrimSpace(string(dir.Read(t, "golden/javacore.shorten-pkgs.folded"))), "\n")
 	var want []string
 	for _, l := range full {
 		frames := strings.Split(l, ";")
@@ -128,6 +79,7 @@ const th = `3XMTHREADINFO      "pool-1-thread-3" J9VMThread:0x0000000000100200, 
 `
 
 func TestCases(t *testing.T) {
+	var cases []formattest.Case
 	for _, c := range []struct {
 		name string
 		opts format.MapOptions
@@ -143,88 +95,35 @@ func TestCases(t *testing.T) {
 		{"anonymous, no names", format.MapOptions{"no-include-tname": true}, "3XMTHREADINFO      Anonymous native thread\n3XMTHREADINFO1            (native thread ID:0x61A2, native priority: 0x0, native policy:UNKNOWN)\n3XMTHREADINFO3           Native callstack:\n", "Anonymous native thread 1\n"},
 		{"crlf", nil, strings.ReplaceAll(th+"3XMTHREADINFO3           Native callstack:\n", "\n", "\r\n"), "pool-1-thread-3;java/lang/Thread.run;demo/A.b 1\n"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			res, err := formattest.Fold(Format, c.opts, formattest.Input{Name: "in", Data: []byte(c.in)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Folded != c.want {
-				t.Errorf("got\n%s\nwant\n%s", res.Folded, c.want)
-			}
-		})
+		cases = append(cases, formattest.Case{Name: c.name, In: c.in, Opts: c.opts, Want: c.want})
 	}
+	formattest.Cases(t, Format, cases)
 }
 
 func TestContradiction(t *testing.T) {
-	_, err := formattest.Fold(Format, format.MapOptions{"include-tname": true, "no-include-tname": true}, formattest.Input{Name: "in", Data: []byte(th)})
-	if err == nil || !strings.Contains(err.Error(), "contradict") {
-		t.Errorf("err = %v", err)
-	}
+	formattest.Cases(t, Format, []formattest.Case{
+		{Name: "tname", In: th, Opts: format.MapOptions{"include-tname": true, "no-include-tname": true}, Err: "contradict"},
+	})
 }
 
-// TestSniff: the javacore is recognised; other formats are not.
+// TestSniff: the javacore is recognised; nothing else is.
 func TestSniff(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(dir, "*.txt"))
-	for _, in := range inputs {
-		if s := Format.Sniff(read(t, filepath.Base(in))); s != format.Sure {
-			t.Errorf("%s: %v", in, s)
-		}
-	}
-	if s := Format.Sniff([]byte(th)); s != format.Sure {
-		t.Errorf("a thread alone: %v", s)
-	}
-	var others []string
-	for _, g := range []string{"perf/recorded/*", "perf/flamegraph/*.txt", "dtrace/*.txt", "pfilter/iperf.folded", "stackprof/*", "igprof/*", "perfreport/*.txt", "jstack/*.txt", "javaexceptions/*.log", "ljp/*.txt"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "..", g))
-		others = append(others, m...)
-	}
-	if len(others) < 10 {
-		t.Fatalf("%d other inputs", len(others))
-	}
-	for _, f := range others {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-			t.Errorf("%s taken for ibmjava", f)
-		}
-	}
-	for _, s := range []string{
-		"Nov  2 10:00:01 host sshd[123]: Accepted publickey for root\nNov  2 10:00:02 host CRON[5]: (root) CMD (true)\n",
-		"\x00\x01\x02binary\xff\xfe",
-		`{"3XMTHREADINFO": "main"}`,
-		"tag,text\n3XMTHREADINFO,main\n",
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("%q taken for ibmjava", s)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.txt"},
+		SureText: []string{th}, // a thread alone
+		NotSureText: []string{
+			`{"3XMTHREADINFO": "main"}`,
+			"tag,text\n3XMTHREADINFO,main\n",
+		},
+	}.Test(t)
 }
 
 func FuzzIBMJava(f *testing.F) {
-	f.Add([]byte(th))
-	f.Add(read(f, "javacore.txt")[1500:5000])
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, []byte(th), dir.Read(f, "javacore.txt")[1500:5000])
 }
 
 // BenchmarkIBMJava folds the javacore repeated to a few MB, each line as
 // pfold's reader hands it, into a sink that keeps nothing.
 func BenchmarkIBMJava(b *testing.B) {
-	data := bytes.Repeat(read(b, "javacore.txt"), 200)
-	lines := bytes.Split(data, []byte("\n"))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		p, err := Format.New(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i, l := range lines {
-			if err := p.Line("x", i+1, l); err != nil {
-				b.Fatal(err)
-			}
-		}
-		p.End()
-	}
+	formattest.Benchmark(b, Format, nil, bytes.Repeat(dir.Read(b, "javacore.txt"), 200))
 }

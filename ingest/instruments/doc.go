@@ -10,5 +10,5 @@
 // stops at µs).
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream and ingest/format.
+// stream, ingest/format and ingest/internal/calltree.
 package instruments

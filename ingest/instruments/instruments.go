@@ -7,6 +7,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/calltree"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -20,14 +21,11 @@ var Format = format.Format{
 	},
 }
 
-const unknown = "[unknown]"
-
 type parser struct {
 	emit format.EmitFunc
 	diag *stream.Diag
 
-	stack []byte
-	ends  []int
+	stack calltree.Stack
 	ms    []byte
 }
 
@@ -40,7 +38,7 @@ type row struct {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = trimSpaceRight(line)
+	line = calltree.TrimSpaceRight(line)
 	if len(line) == 0 {
 		return nil
 	}
@@ -51,12 +49,10 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 		return p.diag.Malformed(name, n, line, why)
 	}
-	if r.depth > len(p.ends) {
-		if err := p.diag.Malformed(name, n, line, missing(r.depth-len(p.ends))); err != nil {
-			return err
-		}
+	if err := p.stack.Skips(p.diag, name, n, line, r.depth); err != nil {
+		return err
 	}
-	p.push(r.depth, r.symbol)
+	p.stack.Push(r.depth, r.symbol)
 	ms, ok := p.millis(r.self, r.unit)
 	if !ok {
 		return p.diag.Malformed(name, n, line, fmt.Sprintf("the self weight %q %s is out of range", r.self, r.unit))
@@ -68,7 +64,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if err != nil {
 		return p.diag.Malformed(name, n, line, fmt.Sprintf("the self weight %q %s: %v", r.self, r.unit, err))
 	}
-	return p.emit(p.stack, c)
+	return p.emit(p.stack.Bytes(), c)
 }
 
 // parseRow reads "1.98 s  3.0%\t120.00 ms\t \t    work".
@@ -219,60 +215,7 @@ func (p *parser) millis(num, u []byte) ([]byte, bool) {
 	return out, true
 }
 
-// push makes symbol the frame at depth, filling missing levels above it
-// with placeholders.
-func (p *parser) push(depth int, symbol []byte) {
-	if depth < len(p.ends) {
-		p.ends = p.ends[:depth]
-		if depth == 0 {
-			p.stack = p.stack[:0]
-		} else {
-			p.stack = p.stack[:p.ends[depth-1]]
-		}
-	}
-	for len(p.ends) < depth {
-		p.add([]byte(unknown))
-	}
-	p.add(symbol)
-}
-
-func (p *parser) add(symbol []byte) {
-	if len(p.ends) > 0 {
-		p.stack = append(p.stack, ';')
-	}
-	start := len(p.stack)
-	p.stack = append(p.stack, symbol...)
-	for i := start; i < len(p.stack); i++ {
-		if p.stack[i] == ';' {
-			p.stack[i] = ':'
-		}
-	}
-	p.ends = append(p.ends, len(p.stack))
-}
-
-// trimSpaceRight drops trailing white space (and a CRLF file's '\r').
-func trimSpaceRight(b []byte) []byte {
-	for len(b) > 0 {
-		switch b[len(b)-1] {
-		case ' ', '\t', '\r', '\n', '\f', '\v':
-			b = b[:len(b)-1]
-		default:
-			return b
-		}
-	}
-	return b
-}
-
 func (p *parser) End() error {
-	p.stack, p.ends = p.stack[:0], p.ends[:0]
+	p.stack.Reset()
 	return nil
-}
-
-// missing says that k levels are missing above a row, and what stands
-// in for them.
-func missing(k int) string {
-	if k == 1 {
-		return "a level is missing above this; the frame there is named " + unknown
-	}
-	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, unknown)
 }

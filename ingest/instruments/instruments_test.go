@@ -2,92 +2,41 @@ package instruments
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
-	"io"
-	"math/rand"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
-	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/instruments"
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".gz") {
-		r, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
+const dir formattest.Dir = "../../testdata/instruments"
 
 func fold1(t testing.TB, opts format.MapOptions, name string, data []byte) formattest.Result {
 	t.Helper()
-	res, err := formattest.Fold(Format, opts, formattest.Input{Name: name, Data: data})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
+	return formattest.MustFold(t, Format, opts, formattest.Input{Name: name, Data: data})
 }
 
-func parse(t testing.TB, folded string) map[string]float64 {
-	t.Helper()
-	m := map[string]float64{}
-	for l := range strings.Lines(folded) {
-		stack, c, err := fold.ParseLine([]byte(strings.TrimSuffix(l, "\n")))
-		if err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		m[string(stack)] += c.Float64()
-	}
-	return m
-}
-
-// TestGolden folds deep-copy.txt; the golden equals
+// TestGolden folds the inputs; the golden of deep-copy.txt equals
 // stackcollapse-instruments.pl's output (testdata/instruments/
 // deep-copy.oracle.folded, run here).
 func TestGolden(t *testing.T) {
-	res := fold1(t, nil, "deep-copy.txt", read(t, "deep-copy.txt"))
-	if res.Malformed != 0 {
-		t.Errorf("warnings: %s", res.Warnings)
-	}
-	golden := filepath.Join("golden", "deep-copy.folded")
-	if *update {
-		os.MkdirAll(filepath.Join(dir, "golden"), 0o755)
-		os.WriteFile(filepath.Join(dir, golden), []byte(res.Folded), 0o644)
-	}
-	want := string(read(t, golden))
-	if res.Folded != want {
-		t.Fatalf("output differs from %s", golden)
-	}
-	if oracle := string(read(t, "deep-copy.oracle.folded")); want != oracle {
-		t.Errorf("golden differs from stackcollapse-instruments.pl's output")
-	}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"*.txt"}, Ext: ".txt", Min: 2,
+		References: []formattest.Reference{{
+			Tool:   "stackcollapse-instruments.pl",
+			Absent: map[string]string{"fractions": "the script dies at the first µs (TestFractions)"},
+		}},
+	}.Test(t)
 }
 
 // TestFractions: weights under a millisecond, or not whole, are kept
 // exactly. The script rounds each row to whole milliseconds (printf
 // "%.0f": 1.5 is 2, 2.5 is 2) and dies at the first µs.
 func TestFractions(t *testing.T) {
-	res := fold1(t, nil, "fractions.txt", read(t, "fractions.txt"))
+	res := fold1(t, nil, "fractions.txt", dir.Read(t, "fractions.txt"))
 	want := "" +
 		"cwork (4242);Main Thread  0x1a2b3c;main 1.5\n" + // the Perl: 2
 		"cwork (4242);Main Thread  0x1a2b3c;main;free 0.5\n" + // the Perl: never reached
@@ -96,13 +45,6 @@ func TestFractions(t *testing.T) {
 		"cwork (4242);Main Thread  0x1a2b3c;main;work;compute;memcpy 0.5\n" // the Perl dies here
 	if res.Folded != want || res.Malformed != 0 {
 		t.Errorf("%s\nwant\n%s%s", res.Folded, want, res.Warnings)
-	}
-	golden := filepath.Join("golden", "fractions.folded")
-	if *update {
-		os.WriteFile(filepath.Join(dir, golden), []byte(res.Folded), 0o644)
-	}
-	if string(read(t, golden)) != res.Folded {
-		t.Errorf("output differs from %s", golden)
 	}
 }
 
@@ -150,92 +92,32 @@ func TestMalformed(t *testing.T) {
 		t.Errorf("%q", res.Folded)
 	}
 	// Each input has its own header.
-	res2, err := formattest.Fold(Format, nil, formattest.Input{Name: "a", Data: read(t, "deep-copy.txt")}, formattest.Input{Name: "b", Data: read(t, "deep-copy.txt")})
+	res2, err := formattest.Fold(Format, nil, formattest.Input{Name: "a", Data: dir.Read(t, "deep-copy.txt")}, formattest.Input{Name: "b", Data: dir.Read(t, "deep-copy.txt")})
 	if err != nil || res2.Malformed != 0 {
 		t.Errorf("%v %s", err, res2.Warnings)
 	}
 }
 
-var notSure = []string{
-	"../perf/recorded/*.txt", "../perf/recorded/*.gz", "../perf/flamegraph/*.txt", "../dtrace/*.txt",
-	"../pfilter/iperf.folded", "../stackprof/*.json", "../stackprof/*.dump", "../igprof/*.gz",
-	"../igprof/*.txt", "../perfreport/*.txt",
-	"../sample/*.txt", "../sample/*.gz", "../xctrace/*.xml", "../vtune/*.csv", "../vtunemc/*.csv", "../vsprof/*.csv",
-}
-
 func TestSniff(t *testing.T) {
-	for _, f := range []string{"deep-copy.txt", "fractions.txt"} {
-		if s := Format.Sniff(read(t, f)); s != format.Sure {
-			t.Errorf("%s: %v", f, s)
-		}
-	}
-	n := 0
-	for _, g := range notSure {
-		others, _ := filepath.Glob(filepath.Join(dir, g))
-		for _, p := range others {
-			n++
-			rel, _ := filepath.Rel(dir, p)
-			b := read(t, rel)
-			if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-				t.Errorf("%s taken for instruments", p)
-			}
-		}
-	}
-	if n < 30 {
-		t.Errorf("only %d other inputs", n)
-	}
-	rnd := make([]byte, 4096)
-	rand.New(rand.NewSource(1)).Read(rnd)
-	for _, s := range []string{
-		"Nov  2 10:00:01 host kernel: 1.00 ms  100.0%\t1.00 ms\t \tmain\nNov  2 10:00:02 host x\n",
-		string(rnd),
-		`{"weight": "1.00 ms"}`,
-		"weight,self,symbol\n1.00 ms,1.00 ms,main\n",
-		"Weight\tSelf Weight\t\tSymbol Name\n",
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("%.40q taken for instruments", s)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.txt"},
+		NotSureText: []string{
+			"Nov  2 10:00:01 host kernel: 1.00 ms  100.0%\t1.00 ms\t \tmain\nNov  2 10:00:02 host x\n",
+			`{"weight": "1.00 ms"}`,
+			"weight,self,symbol\n1.00 ms,1.00 ms,main\n",
+			"Weight\tSelf Weight\t\tSymbol Name\n",
+		},
+	}.Test(t)
 }
 
 func FuzzInstruments(f *testing.F) {
-	for _, n := range []string{"deep-copy.txt", "fractions.txt"} {
-		f.Add(read(f, n))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, dir.Read(f, "deep-copy.txt"), dir.Read(f, "fractions.txt"))
 }
 
 // BenchmarkInstruments folds deep-copy.txt repeated to 4 MB, the stacks
 // going nowhere: the parser alone.
 func BenchmarkInstruments(b *testing.B) {
-	in := read(b, "deep-copy.txt")
+	in := dir.Read(b, "deep-copy.txt")
 	_, rows, _ := bytes.Cut(in, []byte("\n"))
-	data := append([]byte(nil), in...)
-	for len(data) < 4<<20 {
-		data = append(data, rows...)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	emit := func([]byte, fold.Count) error { return nil }
-	diag := stream.NewDiag(io.Discard, false)
-	for b.Loop() {
-		p, _ := Format.New(format.MapOptions{}, emit, diag)
-		rest, n := data, 0
-		for len(rest) > 0 {
-			line := rest
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				line, rest = rest[:i], rest[i+1:]
-			} else {
-				rest = nil
-			}
-			n++
-			if err := p.Line("x", n, line); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := p.End(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	formattest.Benchmark(b, Format, nil, formattest.Repeat(in, rows, 4<<20))
 }

@@ -27,6 +27,8 @@
 //     ("Main.main") is kept as it is; the script makes it empty.
 //
 // The parser holds the trace being read and, for "... N more", the
-// traces that enclose it. It imports only fold, stream, ingest/format
-// and the standard library, and must import nothing else.
+// traces that enclose it. It imports only fold, stream, ingest/format,
+// ingest/internal/backtrace, ingest/internal/javaopts (--shorten-pkgs,
+// shared with jstack and ibmjava) and the standard library, and must
+// import nothing else.
 package javaexceptions

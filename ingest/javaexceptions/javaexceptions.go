@@ -2,11 +2,13 @@ package javaexceptions
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/javaopts"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -15,22 +17,18 @@ var Format = format.Format{
 	Name:     "java-exceptions",
 	Replaces: "stackcollapse-java-exceptions.pl",
 	Sniff:    sniff,
-	Flags: []format.Flag{
-		{Name: "shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: shorten package names to their initials (java.util.concurrent.FutureTask.run becomes j.u.c.FutureTask.run)"},
-		{Name: "no-shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: keep package names whole (the default)"},
+	Flags: slices.Concat(javaopts.ShortenPkgs, []format.Flag{
 		{Name: "no-pkgs", Kind: format.Bool, Default: "false", Usage: "java-exceptions: leave package names out (Class.method alone)"},
-	},
+	}),
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
 		return newParser(opts, emit, diag, true)
 	},
 }
 
 func newParser(opts format.Options, emit format.EmitFunc, diag *stream.Diag, fixes bool) (*parser, error) {
-	short := opts.Bool("shorten-pkgs")
-	if opts.Bool("no-shorten-pkgs") {
-		if short {
-			return nil, errors.New("--shorten-pkgs and --no-shorten-pkgs contradict each other")
-		}
+	short, err := javaopts.Negatable(opts, "shorten-pkgs", false)
+	if err != nil {
+		return nil, err
 	}
 	return &parser{emit: emit, shorten: short, noPkgs: opts.Bool("no-pkgs"), restore: fixes, keepLocks: fixes, encl: -1}, nil
 }
@@ -38,26 +36,6 @@ func newParser(opts format.Options, emit format.EmitFunc, diag *stream.Diag, fix
 // maxDepth bounds how deep suppressed exceptions nest (one tab a level)
 // for "... N more": deeper ones are read as new traces.
 const maxDepth = 32
-
-// trace is the frames of one printed trace, leaf first, back to back.
-type trace struct {
-	arena []byte
-	ends  []int
-}
-
-func (t *trace) reset() { t.arena, t.ends = t.arena[:0], t.ends[:0] }
-func (t *trace) n() int { return len(t.ends) }
-func (t *trace) frame(i int) []byte {
-	s := 0
-	if i > 0 {
-		s = t.ends[i-1]
-	}
-	return t.arena[s:t.ends[i]]
-}
-func (t *trace) add(f []byte) {
-	t.arena = append(t.arena, f...)
-	t.ends = append(t.ends, len(t.arena))
-}
 
 type parser struct {
 	emit            format.EmitFunc
@@ -67,9 +45,9 @@ type parser struct {
 	// with the script.
 	restore, keepLocks bool
 
-	cur         trace
-	depth, encl int     // cur's nesting (tabs) and the level it shares frames with (-1: none)
-	levels      []trace // levels[d]: the whole trace last read at depth d
+	cur         backtrace.Frames   // the trace being read, leaf first
+	depth, encl int                // cur's nesting (tabs) and the level it shares frames with (-1: none)
+	levels      []backtrace.Frames // levels[d]: the whole trace last read at depth d
 	nlevels     int
 	stack       []byte
 	tmp         []byte
@@ -92,7 +70,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.addFrame(f)
 		return nil
 	}
-	if p.cur.n() > 0 {
+	if p.cur.Len() > 0 {
 		if bytes.Contains(line, []byte("waiting on ")) {
 			return nil // a thread dump's lock line, as the script skips it
 		}
@@ -125,15 +103,15 @@ func (p *parser) Line(name string, n int, line []byte) error {
 
 func (p *parser) addFrame(f []byte) {
 	if !p.shorten && !p.noPkgs {
-		p.cur.add(f)
+		p.cur.Add(f)
 		return
 	}
 	if p.noPkgs {
-		p.cur.add(classMethod(f))
+		p.cur.Add(classMethod(f))
 		return
 	}
 	p.tmp = shortenPkgs(p.tmp[:0], f)
-	p.cur.add(p.tmp)
+	p.cur.Add(p.tmp)
 }
 
 // header notes what the line that starts the next trace says of its
@@ -166,11 +144,11 @@ func (p *parser) restoreFrames(n int) {
 		return
 	}
 	e := &p.levels[p.encl]
-	if n <= 0 || n > e.n() {
+	if n <= 0 || n > e.Len() {
 		return
 	}
-	for i := e.n() - n; i < e.n(); i++ {
-		p.cur.add(e.frame(i))
+	for i := e.Len() - n; i < e.Len(); i++ {
+		p.cur.Add(e.Frame(i))
 	}
 	p.restored++
 }
@@ -178,16 +156,10 @@ func (p *parser) restoreFrames(n int) {
 // flush emits the current trace, root first, and keeps it whole as the
 // trace its causes and suppressed exceptions share frames with.
 func (p *parser) flush() error {
-	if p.cur.n() == 0 {
+	if p.cur.Len() == 0 {
 		return nil
 	}
-	s := p.stack[:0]
-	for i := p.cur.n() - 1; i >= 0; i-- {
-		s = append(s, p.cur.frame(i)...)
-		if i > 0 {
-			s = append(s, ';')
-		}
-	}
+	s := p.cur.AppendStack(p.stack[:0])
 	if len(s) == 0 {
 		s = append(s, '-') // one frame with no name ("at (…)"): "" is no stack
 	}
@@ -197,12 +169,12 @@ func (p *parser) flush() error {
 	if p.restore {
 		d := p.depth
 		for len(p.levels) <= d {
-			p.levels = append(p.levels, trace{})
+			p.levels = append(p.levels, backtrace.Frames{})
 		}
 		p.levels[d], p.cur = p.cur, p.levels[d]
 		p.nlevels = d + 1
 	}
-	p.cur.reset()
+	p.cur.Reset()
 	return err
 }
 
@@ -277,15 +249,7 @@ func shortenPkgs(dst, f []byte) []byte {
 	if len(cm) == len(f) {
 		return append(dst, f...)
 	}
-	inWord := false
-	for _, c := range f[:len(f)-len(cm)] {
-		w := isWord(c)
-		if !w || !inWord {
-			dst = append(dst, c)
-		}
-		inWord = w
-	}
-	return append(dst, cm...)
+	return append(javaopts.AppendInitials(dst, f[:len(f)-len(cm)]), cm...)
 }
 
 func isWord(c byte) bool {

@@ -3,30 +3,16 @@ package javaexceptions
 import (
 	"bytes"
 	"flag"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
 	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/javaexceptions"
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+const dir formattest.Dir = "../../testdata/javaexceptions"
 
 // scriptFormat is Format without pfold's fixes ("... N more" frames
 // restored, lock lines kept inside a stack): what the script does.
@@ -38,82 +24,36 @@ var scriptFormat = func() format.Format {
 	return f
 }()
 
-var options = []string{"", "shorten-pkgs", "no-pkgs"}
-
-// differs lists the goldens that differ from the script's output, and
-// why; each input folds byte-identically to the script without pfold's
-// fixes (scriptFormat).
-var differs = map[string]string{
-	"app":              "causes and suppressed exceptions get their \"... N more\" frames; the guard threads' stacks are not cut at \"- locked\" and \"- blocked on\"",
-	"app.shorten-pkgs": "as app",
-	"app.no-pkgs":      "as app",
-}
-
-// TestGolden folds every log with every option. The goldens are
-// pfold's output; scriptFormat's output equals
-// stackcollapse-java-exceptions.pl's (the *.oracle.folded files, made
-// by running it here), so pfold differs from the script only by its
+// TestGolden folds every log with each of the script's options. The
+// goldens are pfold's output, which differs from
+// stackcollapse-java-exceptions.pl's (the *.oracle.folded files, made by
+// running it here) where listed; scriptFormat's output equals the
+// script's on every run, so pfold differs from the script only by its
 // fixes.
 func TestGolden(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
-	if len(inputs) < 1 {
-		t.Fatalf("%d inputs", len(inputs))
-	}
-	for _, in := range inputs {
-		base := strings.TrimSuffix(filepath.Base(in), ".log")
-		data := read(t, filepath.Base(in))
-		for _, opt := range options {
-			opts := format.MapOptions{}
-			name := base
-			if opt != "" {
-				opts[opt] = true
-				name += "." + opt
-			}
-			res, err := formattest.FoldStrict(Format, opts, formattest.Input{Name: base, Data: data})
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			golden := filepath.Join(dir, "golden", name+".folded")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				os.WriteFile(golden, []byte(res.Folded), 0o644)
-			}
-			want, err := os.ReadFile(golden)
+	fixes := formattest.Diff{Why: "causes and suppressed exceptions get their \"... N more\" frames; the guard threads' stacks are not cut at \"- locked\" and \"- blocked on\""}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"*.log"}, Ext: ".log", Min: 1,
+		Options: []formattest.Option{formattest.Flags("shorten-pkgs"), formattest.Flags("no-pkgs")},
+		References: []formattest.Reference{{
+			Tool:    "stackcollapse-java-exceptions.pl",
+			Differs: map[string]formattest.Diff{"app": fixes, "app.shorten-pkgs": fixes, "app.no-pkgs": fixes},
+		}},
+		Check: func(t *testing.T, r *formattest.Run) {
+			script, err := formattest.Fold(scriptFormat, r.Option.Opts, formattest.Input{Name: r.Input, Data: r.Data})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Folded != string(want) {
-				t.Errorf("%s differs from its golden", name)
+			if script.Folded != r.Oracle(t, "") {
+				t.Errorf("without pfold's fixes, output differs from stackcollapse-java-exceptions.pl's")
 			}
-			oracle := read(t, name+".oracle.folded")
-			if why, ok := differs[name]; ok {
-				if string(want) == string(oracle) {
-					t.Errorf("%s is listed as differing from the script (%s) but does not", name, why)
-				}
-			} else if string(want) != string(oracle) {
-				t.Errorf("golden %s differs from stackcollapse-java-exceptions.pl's output", name)
-			}
-			script, err := formattest.Fold(scriptFormat, opts, formattest.Input{Name: base, Data: data})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if script.Folded != string(oracle) {
-				t.Errorf("%s: without pfold's fixes, output differs from stackcollapse-java-exceptions.pl's", name)
-			}
-		}
-	}
+		},
+	}.Test(t)
 }
 
 func foldString(t *testing.T, f format.Format, opts format.MapOptions, in string) string {
 	t.Helper()
-	res, err := formattest.Fold(f, opts, formattest.Input{Name: "in", Data: []byte(in)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Malformed != 0 {
-		t.Errorf("%d malformed: %s", res.Malformed, res.Warnings)
-	}
-	return res.Folded
+	return formattest.FoldText(t, f, opts, in)
 }
 
 // A trace as Throwable.printStackTrace prints it: a cause, a suppressed
@@ -165,6 +105,7 @@ demo.Service.handle;demo.Res.close 1
 }
 
 func TestCases(t *testing.T) {
+	var cases []formattest.Case
 	for _, c := range []struct {
 		name string
 		opts format.MapOptions
@@ -191,85 +132,36 @@ func TestCases(t *testing.T) {
 			"a.B.main;a.B.c 1\na.B.main;a.D.e 1\n"},
 		{"end of input", nil, "x.YException: e\n\tat a.B.c(B.java:1)", "a.B.c 1\n"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			if got := foldString(t, Format, c.opts, c.in); got != c.want {
-				t.Errorf("got\n%s\nwant\n%s", got, c.want)
-			}
-		})
+		cases = append(cases, formattest.Case{Name: c.name, In: c.in, Opts: c.opts, Want: c.want})
 	}
+	formattest.Cases(t, Format, cases)
 }
 
 func TestContradiction(t *testing.T) {
-	_, err := formattest.Fold(Format, format.MapOptions{"shorten-pkgs": true, "no-shorten-pkgs": true}, formattest.Input{Name: "in", Data: []byte(chained)})
-	if err == nil || !strings.Contains(err.Error(), "contradict") {
-		t.Errorf("err = %v", err)
-	}
+	formattest.Cases(t, Format, []formattest.Case{
+		{Name: "shorten-pkgs", In: chained, Opts: format.MapOptions{"shorten-pkgs": true, "no-shorten-pkgs": true}, Err: "contradict"},
+	})
 }
 
-// TestSniff: the recorded log is recognised; other formats are not.
+// TestSniff: the recorded log is recognised; nothing else is.
 func TestSniff(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
-	for _, in := range inputs {
-		if s := Format.Sniff(read(t, filepath.Base(in))); s != format.Sure {
-			t.Errorf("%s: %v", in, s)
-		}
-	}
-	if s := Format.Sniff([]byte(chained)); s != format.Sure {
-		t.Errorf("chained: %v", s)
-	}
-	var others []string
-	for _, g := range []string{"perf/recorded/*", "perf/flamegraph/*.txt", "dtrace/*.txt", "pfilter/iperf.folded", "stackprof/*", "igprof/*", "perfreport/*.txt", "jstack/*.txt", "ibmjava/*.txt", "ljp/*.txt"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "..", g))
-		others = append(others, m...)
-	}
-	if len(others) < 10 {
-		t.Fatalf("%d other inputs", len(others))
-	}
-	for _, f := range others {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-			t.Errorf("%s taken for java-exceptions", f)
-		}
-	}
-	for _, s := range []string{
-		"Nov  2 10:00:01 host sshd[123]: Accepted publickey for root\nNov  2 10:00:02 host CRON[5]: (root) CMD (true)\n",
-		"\x00\x01\x02binary\xff\xfe",
-		`{"exception": "java.io.IOException", "at": "a.B.c(B.java:1)"}`,
-		"class,method\njava.io.IOException,x\n",
-		"we looked at it\n  at noon\n",
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("%q taken for java-exceptions", s)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.log"},
+		SureText: []string{chained},
+		NotSureText: []string{
+			`{"exception": "java.io.IOException", "at": "a.B.c(B.java:1)"}`,
+			"class,method\njava.io.IOException,x\n",
+			"we looked at it\n  at noon\n",
+		},
+	}.Test(t)
 }
 
 func FuzzJavaExceptions(f *testing.F) {
-	f.Add([]byte(chained))
-	f.Add(read(f, "app.log")[:6000])
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, []byte(chained), dir.Read(f, "app.log")[:6000])
 }
 
 // BenchmarkJavaExceptions folds the recorded log repeated to a few MB,
 // each line as pfold's reader hands it, into a sink that keeps nothing.
 func BenchmarkJavaExceptions(b *testing.B) {
-	data := bytes.Repeat(read(b, "app.log"), 64)
-	lines := bytes.Split(data, []byte("\n"))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		p, err := Format.New(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
-		if err != nil {
-			b.Fatal(err)
-		}
-		for i, l := range lines {
-			if err := p.Line("x", i+1, l); err != nil {
-				b.Fatal(err)
-			}
-		}
-		p.End()
-	}
+	formattest.Benchmark(b, Format, nil, bytes.Repeat(dir.Read(b, "app.log"), 64))
 }

@@ -32,6 +32,7 @@
 // warns about it.
 //
 // The parser holds one thread's frames at a time. It imports only fold,
-// stream, ingest/format and the standard library, and must import
-// nothing else.
+// stream, ingest/format, ingest/internal/backtrace,
+// ingest/internal/javaopts (the options it shares with ibmjava) and the
+// standard library, and must import nothing else.
 package jstack

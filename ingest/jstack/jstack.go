@@ -6,6 +6,8 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/javaopts"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -14,50 +16,14 @@ var Format = format.Format{
 	Name:     "jstack",
 	Replaces: "stackcollapse-jstack.pl",
 	Sniff:    sniff,
-	Flags:    flags,
+	Flags:    javaopts.Thread, // the script's options, as ibmjava's
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		tname, err := negatable(opts, "include-tname", true)
+		o, err := javaopts.ReadThread(opts)
 		if err != nil {
 			return nil, err
 		}
-		tid, err := negatable(opts, "include-tid", false)
-		if err != nil {
-			return nil, err
-		}
-		short, err := negatable(opts, "shorten-pkgs", false)
-		if err != nil {
-			return nil, err
-		}
-		return &parser{emit: emit, diag: diag, tname: tname, tid: tid, shorten: short}, nil
+		return &parser{emit: emit, diag: diag, tname: o.Tname, tid: o.Tid, shorten: o.Shorten}, nil
 	},
-}
-
-// flags are the script's options. Each has its "no-" twin, as Perl's
-// Getopt "name!" gives it; the same flags (same meaning, same kind) are
-// ibmjava's, and java-exceptions shares --shorten-pkgs.
-var flags = []format.Flag{
-	{Name: "include-tname", Kind: format.Bool, Default: "true", Usage: "jstack, ibmjava: start each stack with its thread's name"},
-	{Name: "no-include-tname", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread names out of stacks"},
-	{Name: "include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: keep thread ids with thread names (jstack: the -N ending a name such as pool-1-thread-3; ibmjava: -0xNATIVEID)"},
-	{Name: "no-include-tid", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava: leave thread ids out of thread names (the default)"},
-	{Name: "shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: shorten package names to their initials (java.util.concurrent.FutureTask.run becomes j.u.c.FutureTask.run)"},
-	{Name: "no-shorten-pkgs", Kind: format.Bool, Default: "false", Usage: "jstack, ibmjava, java-exceptions: keep package names whole (the default)"},
-}
-
-// negatable reads a Perl-style negatable option: name or no-name, def
-// when neither is given. Both at once contradict each other.
-func negatable(opts format.Options, name string, def bool) (bool, error) {
-	v := def
-	if opts.IsSet(name) {
-		v = opts.Bool(name)
-	}
-	if opts.Bool("no-" + name) {
-		if opts.IsSet(name) && opts.Bool(name) {
-			return false, fmt.Errorf("--%s and --no-%s contradict each other", name, name)
-		}
-		v = false
-	}
-	return v, nil
 }
 
 // state is the script's $state: unknown until the thread's
@@ -78,8 +44,7 @@ type parser struct {
 	hasName                bool // a thread name is pending (the script's defined $tname)
 	name                   []byte
 	st                     state
-	arena                  []byte // the frames of the current thread, leaf first, back to back
-	ends                   []int  // where each frame ends in arena
+	frames                 backtrace.Frames // the current thread's, leaf first
 	stack                  []byte
 	threads, kept, skipped int
 }
@@ -194,14 +159,13 @@ func (p *parser) frame(f []byte) {
 	if p.st == other {
 		return // never counted: nothing turns it back to RUNNABLE
 	}
-	s := len(p.arena)
 	if p.shorten {
-		p.arena = shortenPkgs(p.arena, f)
+		p.frames.Arena = shortenPkgs(p.frames.Arena, f)
 	} else {
-		p.arena = append(p.arena, f...)
+		p.frames.Arena = append(p.frames.Arena, f...)
 	}
-	p.ends = append(p.ends, len(p.arena))
-	if isIdle(p.arena[s:]) {
+	p.frames.End()
+	if isIdle(p.frames.Frame(p.frames.Len() - 1)) {
 		p.st = other
 	}
 }
@@ -235,26 +199,17 @@ func (p *parser) endThread() error {
 		}
 		return nil
 	}
-	if !p.hasName && len(p.ends) == 0 {
+	if !p.hasName && p.frames.Len() == 0 {
 		return nil // nothing to name it by (the script prints nothing either)
 	}
 	s := p.stack[:0]
-	sep := false
 	if p.hasName {
 		s = append(s, p.name...)
-		sep = true
-	}
-	for i := len(p.ends) - 1; i >= 0; i-- {
-		start := 0
-		if i > 0 {
-			start = p.ends[i-1]
-		}
-		if sep {
+		if p.frames.Len() > 0 {
 			s = append(s, ';')
 		}
-		sep = true
-		s = append(s, p.arena[start:p.ends[i]]...)
 	}
+	s = p.frames.AppendStack(s)
 	if len(s) == 0 {
 		s = append(s, '-') // a thread named "" with no frames: "" is no stack
 	}
@@ -266,8 +221,7 @@ func (p *parser) endThread() error {
 func (p *parser) reset() {
 	p.hasName = false
 	p.st = unknown
-	p.arena = p.arena[:0]
-	p.ends = p.ends[:0]
+	p.frames.Reset()
 }
 
 func (p *parser) End() error { return p.endThread() }
@@ -325,19 +279,7 @@ func shortenPkgs(dst, f []byte) []byte {
 	if q < 0 || q+1 == m {
 		return append(dst, f...)
 	}
-	inWord := false
-	for _, c := range f[:q+1] {
-		w := isWord(c)
-		if !w || !inWord {
-			dst = append(dst, c)
-		}
-		inWord = w
-	}
-	return append(dst, f[q+1:]...)
-}
-
-func isWord(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
+	return append(javaopts.AppendInitials(dst, f[:q+1]), f[q+1:]...)
 }
 
 // isSpace is Perl's \s on bytes: space, \t, \n, \v, \f, \r.

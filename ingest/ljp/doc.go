@@ -17,5 +17,6 @@
 // drops.
 //
 // The parser holds one trace at a time. It imports only fold, stream,
-// ingest/format and the standard library, and must import nothing else.
+// ingest/format, ingest/internal/backtrace and the standard library, and
+// must import nothing else.
 package ljp

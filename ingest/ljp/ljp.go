@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -29,8 +30,7 @@ type parser struct {
 
 	open    bool       // a trace is being read
 	count   fold.Count // its count
-	arena   []byte     // its frames, leaf first, back to back
-	ends    []int
+	frames  backtrace.Frames
 	done    bool // the "Total" line was read: the rest of the input is not
 	fields  [][]byte
 	scratch []byte
@@ -66,7 +66,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 			return err
 		}
 		p.open, p.count = true, c
-		p.add(f[2])
+		p.frames.Add(f[2])
 		return nil
 	case len(f) == 1 && !isBlank(line[0]) && isDigits(f[0]), len(f) == 2 && isDigits(f[0]) && isInt(f[1]):
 		// A trace the profiler could not walk: "COUNT " (AsyncGetCallTrace
@@ -84,15 +84,10 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		if !p.open {
 			return p.diag.Malformed(name, n, line, "a frame before any trace")
 		}
-		p.add(f[0])
+		p.frames.Add(f[0])
 		return nil
 	}
 	return p.diag.Malformed(name, n, line, "not a line of a lightweight-java-profiler trace")
-}
-
-func (p *parser) add(f []byte) {
-	p.arena = append(p.arena, f...)
-	p.ends = append(p.ends, len(p.arena))
 }
 
 // flush emits the trace being read, outermost frame first.
@@ -100,22 +95,11 @@ func (p *parser) flush() error {
 	if !p.open {
 		return nil
 	}
-	s := p.stack[:0]
-	for i := len(p.ends) - 1; i >= 0; i-- {
-		start := 0
-		if i > 0 {
-			start = p.ends[i-1]
-		}
-		s = append(s, p.arena[start:p.ends[i]]...)
-		if i > 0 {
-			s = append(s, ';')
-		}
-	}
-	p.stack = s
+	p.stack = p.frames.AppendStack(p.stack[:0])
 	p.open = false
-	p.arena, p.ends = p.arena[:0], p.ends[:0]
+	p.frames.Reset()
 	p.traces++
-	return p.emitCount(s, p.count)
+	return p.emitCount(p.stack, p.count)
 }
 
 func (p *parser) emitCount(s []byte, c fold.Count) error {

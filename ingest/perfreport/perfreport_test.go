@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format/formattest"
 	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+var _ = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-const perfReportDir = "../../testdata/perfreport"
+const perfReportDir formattest.Dir = "../../testdata/perfreport"
 
 // foldPerfReport folds perf report text through the shared aggregator
 // and returns the folded output and the warnings.
@@ -42,24 +43,15 @@ func foldPerfReport(t testing.TB, strict bool, text []byte) (out, warnings strin
 	return b.String(), warn.String(), nil
 }
 
-func readTestFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestPerfReportMatchesGreggAwk: where Gregg's awk one-liner is right
 // (process names without spaces), pfold's output is its output,
 // aggregated.
 func TestPerfReportMatchesGreggAwk(t *testing.T) {
-	got, warn, err := foldPerfReport(t, true, readTestFile(t, filepath.Join(perfReportDir, "cwork.perf-report-folded.txt")))
+	got, warn, err := foldPerfReport(t, true, perfReportDir.Read(t, "cwork.perf-report-folded.txt"))
 	if err != nil || warn != "" {
 		t.Fatalf("err %v, warnings %q", err, warn)
 	}
-	want := stacktest.Aggregate(t, readTestFile(t, filepath.Join(perfReportDir, "cwork.gregg-awk.folded")))
+	want := stacktest.Aggregate(t, perfReportDir.Read(t, "cwork.gregg-awk.folded"))
 	if got != want {
 		t.Errorf("differs from the awk result: %s", stacktest.FirstDiff(got, want))
 	}
@@ -69,11 +61,11 @@ func TestPerfReportMatchesGreggAwk(t *testing.T) {
 // worker"; pfold keeps the whole name, spaces made '_'. Everything else
 // is the same.
 func TestPerfReportCommWithSpaces(t *testing.T) {
-	got, _, err := foldPerfReport(t, true, readTestFile(t, filepath.Join(perfReportDir, "threadname.perf-report-folded.txt")))
+	got, _, err := foldPerfReport(t, true, perfReportDir.Read(t, "threadname.perf-report-folded.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	awk := stacktest.Aggregate(t, readTestFile(t, filepath.Join(perfReportDir, "threadname.gregg-awk.folded")))
+	awk := stacktest.Aggregate(t, perfReportDir.Read(t, "threadname.gregg-awk.folded"))
 	if !strings.Contains(got, "spin_worker;start_thread;spin 449\n") {
 		t.Errorf("no spin_worker root:\n%s", got)
 	}
@@ -147,30 +139,14 @@ func TestPerfReportStrict(t *testing.T) {
 // TestPerfReportGolden keeps pfold's folding of each fixture (go test
 // -update rewrites the files).
 func TestPerfReportGolden(t *testing.T) {
-	for _, name := range []string{"cwork", "threadname"} {
-		got, _, err := foldPerfReport(t, true, readTestFile(t, filepath.Join(perfReportDir, name+".perf-report-folded.txt")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden := filepath.Join(perfReportDir, "golden", name+".folded")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if want := string(readTestFile(t, golden)); got != want {
-			t.Errorf("%s: %s", name, stacktest.FirstDiff(got, want))
-		}
-	}
+	formattest.Golden{
+		Format: Format, Dir: perfReportDir, Inputs: []string{"*.perf-report-folded.txt"}, Ext: ".perf-report-folded.txt", Min: 2,
+	}.Test(t)
 }
 
 func FuzzPerfReport(f *testing.F) {
 	for _, name := range []string{"cwork", "threadname"} {
-		f.Add(readTestFile(f, filepath.Join(perfReportDir, name+".perf-report-folded.txt")))
+		f.Add(perfReportDir.Read(f, name+".perf-report-folded.txt"))
 	}
 	f.Add([]byte("# Overhead  Command\n  1%  a b\n1 x\n60% y\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -195,18 +171,5 @@ func FuzzPerfReport(f *testing.F) {
 }
 
 func BenchmarkPerfReport(b *testing.B) {
-	one := readTestFile(b, filepath.Join(perfReportDir, "cwork.perf-report-folded.txt"))
-	data := bytes.Repeat(one, 200)
-	lines := bytes.Split(data, []byte("\n"))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	diag := stream.NewDiag(&bytes.Buffer{}, false)
-	for b.Loop() {
-		p := New(func([]byte, fold.Count) error { return nil }, diag)
-		for i, line := range lines {
-			if err := p.Line("bench", i+1, line); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	formattest.Benchmark(b, Format, nil, bytes.Repeat(perfReportDir.Read(b, "cwork.perf-report-folded.txt"), 200))
 }

@@ -17,6 +17,6 @@
 // them.
 //
 // The package holds one stack (the current path through the call
-// graph) and imports nothing of pfold's but fold, stream and
-// ingest/format.
+// graph) and imports nothing of pfold's but fold, stream, ingest/format,
+// ingest/internal/calltree and ingest/internal/rustname.
 package sample

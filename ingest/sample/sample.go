@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/calltree"
 	"github.com/pfold/pfold/ingest/internal/rustname"
 	"github.com/pfold/pfold/stream"
 )
@@ -29,7 +30,7 @@ var Format = format.Format{
 const (
 	startLine = "Call graph:"
 	endLine   = "Total number in stack"
-	unknown   = "[unknown]"
+	unknown   = calltree.Unknown
 )
 
 // idle are the kernel's blocking calls: a stack whose leaf is one of
@@ -89,7 +90,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 		return nil
 	}
-	line = trimSpaceRight(line)
+	line = calltree.TrimSpaceRight(line)
 	if len(line) == 0 {
 		return nil
 	}
@@ -112,7 +113,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	}
 	depth := (indent - 4) / 2
 	if depth > len(p.levels) {
-		if err := p.diag.Malformed(name, n, line, missing(depth-len(p.levels))); err != nil {
+		if err := p.diag.Malformed(name, n, line, calltree.Missing(depth-len(p.levels))); err != nil {
 			return err
 		}
 	}
@@ -299,26 +300,4 @@ func (p *parser) Stats() string {
 		return ""
 	}
 	return fmt.Sprintf("%d samples in %d stacks of waiting threads left out", p.idleSamples, p.idleStacks)
-}
-
-// trimSpaceRight drops trailing white space (and a CRLF file's '\r').
-func trimSpaceRight(b []byte) []byte {
-	for len(b) > 0 {
-		switch b[len(b)-1] {
-		case ' ', '\t', '\r', '\n', '\f', '\v':
-			b = b[:len(b)-1]
-		default:
-			return b
-		}
-	}
-	return b
-}
-
-// missing says that k levels are missing above a row, and what stands
-// in for them.
-func missing(k int) string {
-	if k == 1 {
-		return "a level is missing above this; the frame there is named " + unknown
-	}
-	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, unknown)
 }

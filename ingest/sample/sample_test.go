@@ -2,12 +2,7 @@ package sample
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
-	"io"
-	"math/rand"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,51 +12,13 @@ import (
 	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/sample"
-
-// read returns a file of testdata/sample (or a path relative to it),
-// decompressed when it ends in .gz.
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".gz") {
-		r, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
+const dir formattest.Dir = "../../testdata/sample"
 
 func fold1(t testing.TB, opts format.MapOptions, name string, data []byte) formattest.Result {
 	t.Helper()
-	res, err := formattest.Fold(Format, opts, formattest.Input{Name: name, Data: data})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-// parse reads folded lines into a map.
-func parse(t testing.TB, folded string) map[string]float64 {
-	t.Helper()
-	m := map[string]float64{}
-	for l := range strings.Lines(folded) {
-		stack, c, err := fold.ParseLine([]byte(strings.TrimSuffix(l, "\n")))
-		if err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		m[string(stack)] += c.Float64()
-	}
-	return m
+	return formattest.MustFold(t, Format, opts, formattest.Input{Name: name, Data: data})
 }
 
 func total(m map[string]float64) (s float64) {
@@ -71,30 +28,13 @@ func total(m map[string]float64) (s float64) {
 	return s
 }
 
-// A golden case folds one input with one option. Its golden equals the
-// output of each reference named in equal; for the others, the listed
-// check says how they differ and why.
-type goldenCase struct {
-	input  string
-	option string // "" or "no-modules"
-	equal  []string
-	differ map[string]check
-}
-
-// A check compares pfold's output with a reference's that is known to
-// differ.
-type check struct {
-	why string
-	fn  func(t *testing.T, got, ref map[string]float64)
-}
-
 // sameTotal: the reference names frames otherwise but loses no sample.
-func sameTotal(why string) check {
-	return check{why, func(t *testing.T, got, ref map[string]float64) {
+func sameTotal(why string) formattest.Diff {
+	return formattest.CountsDiff(why, func(t *testing.T, got, ref map[string]float64) {
 		if total(got) != total(ref) {
 			t.Errorf("%g samples, the reference %g", total(got), total(ref))
 		}
-	}}
+	})
 }
 
 // infernoLoses: inferno's collapse-sample keeps only the last of
@@ -102,7 +42,7 @@ func sameTotal(why string) check {
 // them up, and leaves out every stack whose leaf ends in one of its idle
 // names ("pread", "start_wqthread" end in "read"), where pfold and the
 // awk leave out only the kernel's own calls.
-var infernoLoses = check{
+var infernoLoses = formattest.CountsDiff(
 	"inferno keeps the last of identical stacks instead of their sum, and drops leaves that merely end in an idle name (pread, new_thread)",
 	func(t *testing.T, got, ref map[string]float64) {
 		for s, c := range ref {
@@ -120,84 +60,40 @@ var infernoLoses = check{
 			}
 		}
 	},
-}
+)
 
 var awkNames = sameTotal("the awk joins a function's first two words with '.' (\"do_call::h08ca64c12e8a9bb0.(.llvm.1551…)\", \"XRE_InitChildProcess(int,.char**,\") and keeps Rust hashes")
-
-var goldenCases = []goldenCase{
-	{input: "sample.txt", differ: map[string]check{"awk": awkNames, "inferno": infernoLoses}},
-	{input: "sample.txt", option: "no-modules", differ: map[string]check{"awk": awkNames, "inferno": infernoLoses}},
-	{input: "plain-c.txt", equal: []string{"awk"}, differ: map[string]check{"inferno": infernoLoses}},
-	{input: "plain-c.txt", option: "no-modules", equal: []string{"awk"}, differ: map[string]check{"inferno": infernoLoses}},
-	// inferno's output on large.txt also names main threads
-	// "Thread_1   DispatchQueue_1: com.apple.main-thread  (serial`Thread_1 …"
-	// (a module read from "(serial)") and cuts "(anonymous namespace)::f"
-	// to nothing; only the awk's total is compared.
-	{input: "large.txt.gz", differ: map[string]check{"awk": awkNames}},
-}
 
 // TestGolden folds the inputs; the goldens are compared with the outputs
 // of stackcollapse-sample.awk and inferno-collapse-sample run here
 // (testdata/sample/*.oracle.folded, see ORIGIN.md).
 func TestGolden(t *testing.T) {
-	for _, tc := range goldenCases {
-		base := strings.TrimSuffix(strings.TrimSuffix(tc.input, ".gz"), ".txt")
-		if tc.option != "" {
-			base += "." + tc.option
-		}
-		t.Run(base, func(t *testing.T) {
-			opts := format.MapOptions{}
-			if tc.option != "" {
-				opts[tc.option] = true
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"sample.txt", "plain-c.txt", "large.txt.gz"}, Ext: ".txt",
+		OptionsOf: func(_ testing.TB, base string, _ []byte) []formattest.Option {
+			if base == "large" {
+				return nil
 			}
-			res := fold1(t, opts, tc.input, read(t, tc.input))
-			if res.Malformed != 0 {
-				t.Errorf("warnings: %s", res.Warnings)
-			}
-			gz := strings.HasSuffix(tc.input, ".gz")
-			golden := filepath.Join("golden", base+".folded")
-			if gz {
-				golden += ".gz"
-			}
-			if *update {
-				writeGolden(t, filepath.Join(dir, golden), []byte(res.Folded), gz)
-			}
-			want := string(read(t, golden))
-			if res.Folded != want {
-				t.Fatalf("output differs from %s", golden)
-			}
-			for _, ref := range tc.equal {
-				if oracle := string(read(t, base+"."+ref+".oracle.folded")); want != oracle {
-					t.Errorf("golden differs from the %s oracle", ref)
-				}
-			}
-			for ref, c := range tc.differ {
-				name := base + "." + ref + ".oracle.folded"
-				if gz {
-					name += ".gz"
-				}
-				oracle := string(read(t, name))
-				if oracle == want {
-					t.Errorf("golden equals the %s oracle, listed as differing (%s)", ref, c.why)
-				}
-				t.Run(ref, func(t *testing.T) { c.fn(t, parse(t, want), parse(t, oracle)) })
-			}
-		})
-	}
-}
-
-func writeGolden(t *testing.T, path string, data []byte, gz bool) {
-	if gz {
-		var b bytes.Buffer
-		w, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
-		w.Write(data)
-		w.Close()
-		data = b.Bytes()
-	}
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+			return []formattest.Option{formattest.Flags("no-modules")}
+		},
+		References: []formattest.Reference{{
+			Name: "awk", Tool: "stackcollapse-sample.awk",
+			Differs: map[string]formattest.Diff{"sample": awkNames, "sample.no-modules": awkNames, "large": awkNames},
+		}, {
+			Name: "inferno", Tool: "inferno-collapse-sample",
+			Differs: map[string]formattest.Diff{
+				"sample": infernoLoses, "sample.no-modules": infernoLoses,
+				"plain-c": infernoLoses, "plain-c.no-modules": infernoLoses,
+			},
+			Absent: map[string]string{
+				// On large.txt inferno also names main threads
+				// "Thread_1   DispatchQueue_1: com.apple.main-thread  (serial`Thread_1 …"
+				// (a module read from "(serial)") and cuts
+				// "(anonymous namespace)::f" to nothing.
+				"large": "only the awk's total is compared",
+			},
+		}},
+	}.Test(t)
 }
 
 // TestErrorCases folds inferno's malformed inputs (where inferno stops
@@ -228,25 +124,15 @@ func TestErrorCases(t *testing.T) {
 		// a leaf since its sibling follows.
 		{"skipped-indentation.txt", []string{":23:"}, "Thread_15758523   DispatchQueue_1: com.apple.main-thread;libdyld`start;[unknown];rg`main 825\n"},
 	}
+	var cs []formattest.Case
 	for _, tc := range cases {
-		t.Run(tc.input, func(t *testing.T) {
-			res := fold1(t, nil, tc.input, read(t, tc.input))
-			if res.Malformed != len(tc.lines) {
-				t.Errorf("%d warnings, want %d:\n%s", res.Malformed, len(tc.lines), res.Warnings)
-			}
-			for _, l := range tc.lines {
-				if !strings.Contains(res.Warnings, tc.input+l) {
-					t.Errorf("no warning at %s%s:\n%s", tc.input, l, res.Warnings)
-				}
-			}
-			if res.Folded != tc.out {
-				t.Errorf("output\n%s\nwant\n%s", res.Folded, tc.out)
-			}
-			if _, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: tc.input, Data: read(t, tc.input)}); err == nil || !strings.Contains(err.Error(), tc.input+tc.lines[0]) {
-				t.Errorf("strict: %v, want an error at %s", err, tc.lines[0])
-			}
-		})
+		var warn []string
+		for _, l := range tc.lines {
+			warn = append(warn, "in"+l)
+		}
+		cs = append(cs, formattest.Case{Name: tc.input, In: string(dir.Read(t, tc.input)), Want: tc.out, Malformed: len(tc.lines), Warn: warn})
 	}
+	formattest.Cases(t, Format, cs)
 }
 
 const banner = "Analysis of sampling x (pid 1) every 1 millisecond\n\nCall graph:\n"
@@ -356,95 +242,29 @@ Total number in stack
 	}
 }
 
-// notSure are inputs of other formats, and things that are no profile.
-var notSure = []string{
-	"../perf/recorded/*.txt", "../perf/recorded/*.gz", "../perf/flamegraph/*.txt", "../dtrace/*.txt",
-	"../pfilter/iperf.folded", "../stackprof/*.json", "../stackprof/*.dump", "../igprof/*.gz",
-	"../igprof/*.txt", "../perfreport/*.txt",
-	"../instruments/*.txt", "../xctrace/*.xml", "../vtune/*.csv", "../vtunemc/*.csv", "../vsprof/*.csv",
-}
-
 func TestSniff(t *testing.T) {
-	mine, _ := filepath.Glob(filepath.Join(dir, "*.txt*"))
-	if len(mine) < 10 {
-		t.Fatalf("%d inputs", len(mine))
-	}
-	for _, p := range mine {
-		if s := Format.Sniff(prefix(read(t, filepath.Base(p)))); s != format.Sure {
-			t.Errorf("%s: %v", p, s)
-		}
-	}
-	// Without the banner: from "Call graph:" on.
-	b := read(t, "sample.txt")
-	if s := Format.Sniff(b[bytes.Index(b, []byte("Call graph:")):]); s != format.Sure {
-		t.Errorf("sample.txt without banner: %v", s)
-	}
-	n := 0
-	for _, g := range notSure {
-		others, _ := filepath.Glob(filepath.Join(dir, g))
-		for _, p := range others {
-			n++
-			rel, _ := filepath.Rel(dir, p)
-			if s := Format.Sniff(prefix(read(t, rel))); s == format.Sure {
-				t.Errorf("%s taken for sample", p)
-			}
-		}
-	}
-	if n < 30 {
-		t.Errorf("only %d other inputs", n)
-	}
-	rnd := make([]byte, 4096)
-	rand.New(rand.NewSource(1)).Read(rnd)
-	for _, s := range []string{
-		"Nov  2 10:00:01 host kernel: [1.0] Call graph:\nNov  2 10:00:02 host sshd[1]: x\n",
-		string(rnd),
-		`{"nodes": [], "Call graph:": 1}`,
-		"Level,Function Name,Inclusive Samples\n1,main,3\n",
-		"Call graph:\n    hello world\n    + foo\n\n",
-		"Analysis of sampling is fun\nCall graph:\n",
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("%.40q taken for sample", s)
-		}
-	}
+	b := dir.Read(t, "sample.txt")
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.txt", "*.txt.gz"},
+		SureText: []string{string(b[bytes.Index(b, []byte("Call graph:")):])}, // without the banner: from "Call graph:" on
+		NotSureText: []string{
+			"Nov  2 10:00:01 host kernel: [1.0] Call graph:\nNov  2 10:00:02 host sshd[1]: x\n",
+			`{"nodes": [], "Call graph:": 1}`,
+			"Level,Function Name,Inclusive Samples\n1,main,3\n",
+			"Call graph:\n    hello world\n    + foo\n\n",
+			"Analysis of sampling is fun\nCall graph:\n",
+		},
+	}.Test(t)
 }
-
-func prefix(b []byte) []byte { return b[:min(len(b), format.SniffSize)] }
 
 func FuzzSample(f *testing.F) {
-	for _, n := range []string{"sample.txt", "plain-c.txt", "odd-indentation.txt", "skipped-indentation.txt", "bad-stack-line.txt"} {
-		f.Add(read(f, n))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, dir.ReadEach(f, 0, "sample.txt", "plain-c.txt", "odd-indentation.txt", "skipped-indentation.txt", "bad-stack-line.txt")...)
 }
 
 // BenchmarkSample folds inferno's large.txt (a Firefox content process,
 // 1.4 MB) three times over, the stacks going nowhere: the parser alone.
 func BenchmarkSample(b *testing.B) {
-	data := bytes.Repeat(read(b, "large.txt.gz"), 3)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	emit := func([]byte, fold.Count) error { return nil }
-	diag := stream.NewDiag(io.Discard, false)
-	for b.Loop() {
-		p, _ := Format.New(format.MapOptions{}, emit, diag)
-		rest, n := data, 0
-		for len(rest) > 0 {
-			line := rest
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				line, rest = rest[:i], rest[i+1:]
-			} else {
-				rest = nil
-			}
-			n++
-			if err := p.Line("x", n, line); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := p.End(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	formattest.Benchmark(b, Format, nil, bytes.Repeat(dir.Read(b, "large.txt.gz"), 3))
 }
 
 // TestNoEmptyFrames: a name that is nothing but a Rust hash stays as it

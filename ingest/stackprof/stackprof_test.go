@@ -5,18 +5,18 @@ import (
 	"errors"
 	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format/formattest"
 	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/stream"
 )
 
-const stackprofDir = "../../testdata/stackprof"
+const stackprofDir formattest.Dir = "../../testdata/stackprof"
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+var _ = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // foldStackprofFile folds a dump through the shared aggregator.
 func foldStackprofFile(t testing.TB, path string) (string, Stats, error) {
@@ -43,14 +43,11 @@ func foldStackprofFile(t testing.TB, path string) (string, Stats, error) {
 // are summed.
 func TestStackprofMatchesStackcollapse(t *testing.T) {
 	for _, name := range []string{"cpu", "object", "cpu-aggregate-false"} {
-		want, err := os.ReadFile(filepath.Join(stackprofDir, "cli", name+".stackcollapse.txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		want := stackprofDir.Read(t, "cli/"+name+".stackcollapse.txt")
 		wantText := stacktest.Aggregate(t, want)
 		for _, ext := range []string{".dump", ".json"} {
 			t.Run(name+ext, func(t *testing.T) {
-				got, st, err := foldStackprofFile(t, filepath.Join(stackprofDir, name+ext))
+				got, st, err := foldStackprofFile(t, stackprofDir.Path(name+ext))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -69,7 +66,7 @@ func TestStackprofMatchesStackcollapse(t *testing.T) {
 // TestStackprofModes: the mode is read from both encodings.
 func TestStackprofModes(t *testing.T) {
 	for file, mode := range map[string]string{"cpu.dump": "cpu", "cpu.json": "cpu", "object.dump": "object", "object.json": "object"} {
-		_, st, err := foldStackprofFile(t, filepath.Join(stackprofDir, file))
+		_, st, err := foldStackprofFile(t, stackprofDir.Path(file))
 		if err != nil || st.Mode != mode {
 			t.Errorf("%s: mode %q, err %v; want %q", file, st.Mode, err, mode)
 		}
@@ -80,7 +77,7 @@ func TestStackprofModes(t *testing.T) {
 // an error that says so, as stackprof's CLI refuses it.
 func TestStackprofNoRaw(t *testing.T) {
 	for _, file := range []string{"cpu-noraw.dump", "cpu-noraw.json"} {
-		_, _, err := foldStackprofFile(t, filepath.Join(stackprofDir, file))
+		_, _, err := foldStackprofFile(t, stackprofDir.Path(file))
 		if !errors.Is(err, ErrNoRaw) || !strings.Contains(err.Error(), "raw: true") {
 			t.Errorf("%s: err = %v, want ErrNoRaw mentioning raw: true", file, err)
 		}
@@ -132,10 +129,7 @@ func TestStackprofJSONErrors(t *testing.T) {
 // TestStackprofMarshalErrors: Marshal data that is not a stackprof
 // result is refused with a position or a reason, not a panic.
 func TestStackprofMarshalErrors(t *testing.T) {
-	full, err := os.ReadFile(filepath.Join(stackprofDir, "cpu.dump"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := stackprofDir.Read(t, "cpu.dump")
 	tests := []struct {
 		data []byte
 		want string
@@ -159,37 +153,14 @@ func TestStackprofMarshalErrors(t *testing.T) {
 // TestStackprofGolden keeps the folded output of each dump as a golden
 // file named after the input (regenerate with go test -update).
 func TestStackprofGolden(t *testing.T) {
-	for _, name := range []string{"cpu.dump", "object.json", "cpu-aggregate-false.dump"} {
-		got, _, err := foldStackprofFile(t, filepath.Join(stackprofDir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		golden := filepath.Join(stackprofDir, "golden", name+".folded")
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != string(want) {
-			t.Errorf("%s: %s", name, stacktest.FirstDiff(got, string(want)))
-		}
-	}
+	formattest.Golden{
+		Format: Format, Dir: stackprofDir, Inputs: []string{"cpu.dump", "object.json", "cpu-aggregate-false.dump"},
+	}.Test(t)
 }
 
 func BenchmarkStackprof(b *testing.B) {
 	for _, name := range []string{"cpu.dump", "cpu.json"} {
-		data, err := os.ReadFile(filepath.Join(stackprofDir, name))
-		if err != nil {
-			b.Fatal(err)
-		}
+		data := stackprofDir.Read(b, name)
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
@@ -206,7 +177,7 @@ func BenchmarkStackprof(b *testing.B) {
 // never empty and never hold a newline.
 func FuzzStackprof(f *testing.F) {
 	for _, name := range []string{"cpu-aggregate-false.dump", "cpu-noraw.json"} {
-		f.Add(readTestFile(f, filepath.Join(stackprofDir, name)))
+		f.Add(stackprofDir.Read(f, name))
 	}
 	f.Add([]byte(`{"frames":{"1":{"name":"a"},"2":{"name":"b"}},"raw":[2,1,2,3,1,2,1]}`))
 	f.Add([]byte("\x04\x08{\x07:\x0bframes{\x06i\x06{\x06:\x09name\"\x06a:\x08raw[\x08i\x06i\x06i\x08"))
@@ -218,13 +189,4 @@ func FuzzStackprof(f *testing.F) {
 			return nil
 		})
 	})
-}
-
-func readTestFile(t testing.TB, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

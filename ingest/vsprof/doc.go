@@ -17,5 +17,5 @@
 // read in any locale's digit grouping ("2,893,824", "2.893.824").
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream and ingest/format.
+// stream, ingest/format, ingest/internal/calltree and ingest/internal/csvline.
 package vsprof

@@ -7,6 +7,8 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/calltree"
+	"github.com/pfold/pfold/ingest/internal/csvline"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -24,7 +26,7 @@ const (
 	headerStart = "Level,Function Name,"
 	callsColumn = "Number of Calls"
 	inclusive   = "Inclusive " // "Inclusive Samples"
-	unknown     = "[unknown]"
+	unknown     = calltree.Unknown
 	bom         = "\xef\xbb\xbf"
 )
 
@@ -55,12 +57,12 @@ type parser struct {
 	stack  []byte
 	frames []frame
 	fields [][]byte
-	buf    []byte
+	csv    csvline.Splitter
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	p.name, p.last = name, n
-	line = trimSpaceRight(line)
+	line = calltree.TrimSpaceRight(line)
 	switch p.layout {
 	case none:
 		return p.readHeader(name, n, line)
@@ -71,7 +73,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return nil
 	}
 	var ok bool
-	p.fields, p.buf, ok = appendFields(p.fields[:0], p.buf, bytes.TrimLeft(line, " \t"))
+	p.fields, ok = p.csv.Split(bytes.TrimLeft(line, " \t"))
 	if !ok {
 		return p.bad(name, n, line, "a quote is not closed")
 	}
@@ -224,7 +226,7 @@ func (p *parser) fill(name string, n int, line []byte, depth int) error {
 	if depth <= len(p.frames) {
 		return nil
 	}
-	if err := p.diag.Malformed(name, n, line, missing(depth-len(p.frames))); err != nil {
+	if err := p.diag.Malformed(name, n, line, calltree.Missing(depth-len(p.frames))); err != nil {
 		return err
 	}
 	for len(p.frames) < depth {
@@ -317,19 +319,6 @@ func parseNumber(b []byte) (uint64, string) {
 	return n, ""
 }
 
-// trimSpaceRight drops trailing white space (and a CRLF file's '\r').
-func trimSpaceRight(b []byte) []byte {
-	for len(b) > 0 {
-		switch b[len(b)-1] {
-		case ' ', '\t', '\r', '\n', '\f', '\v':
-			b = b[:len(b)-1]
-		default:
-			return b
-		}
-	}
-	return b
-}
-
 func (p *parser) End() error {
 	var err error
 	switch p.layout {
@@ -347,13 +336,4 @@ func (p *parser) End() error {
 	p.layout, p.last = none, 0
 	p.frames, p.stack = p.frames[:0], p.stack[:0]
 	return err
-}
-
-// missing says that k levels are missing above a row, and what stands
-// in for them.
-func missing(k int) string {
-	if k == 1 {
-		return "a level is missing above this; the frame there is named " + unknown
-	}
-	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, unknown)
 }

@@ -2,64 +2,22 @@ package vsprof
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
-	"io"
-	"math/rand"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
-	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/vsprof"
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".gz") {
-		r, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
+const dir formattest.Dir = "../../testdata/vsprof"
 
 func fold1(t testing.TB, opts format.MapOptions, name string, data []byte) formattest.Result {
 	t.Helper()
-	res, err := formattest.Fold(Format, opts, formattest.Input{Name: name, Data: data})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-func parse(t testing.TB, folded string) map[string]float64 {
-	t.Helper()
-	m := map[string]float64{}
-	for l := range strings.Lines(folded) {
-		stack, c, err := fold.ParseLine([]byte(strings.TrimSuffix(l, "\n")))
-		if err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		m[string(stack)] += c.Float64()
-	}
-	return m
+	return formattest.MustFold(t, Format, opts, formattest.Input{Name: name, Data: data})
 }
 
 var space = regexp.MustCompile(`\s`)
@@ -98,50 +56,26 @@ func infernoLast(t *testing.T, got, inf map[string]float64) {
 // were run here (testdata/vsprof/*.oracle.folded); pfold differs from
 // each in the ways the checks say, and nowhere else.
 func TestGolden(t *testing.T) {
-	cases := []struct {
-		input  string
-		checks map[string]func(t *testing.T, got, ref map[string]float64)
-		total  float64 // samples layout: every sample lands once
-	}{
-		{"CallTreeSummary.csv", map[string]func(*testing.T, map[string]float64, map[string]float64){"perl": perlLeaves, "inferno": infernoLast}, 0},
-		// inferno refuses this layout (its header check wants Number of Calls).
-		{"samples.csv", map[string]func(*testing.T, map[string]float64, map[string]float64){"perl": perlLeaves}, 8735},
-	}
-	for _, tc := range cases {
-		base := strings.TrimSuffix(tc.input, ".csv")
-		t.Run(base, func(t *testing.T) {
-			res := fold1(t, nil, tc.input, read(t, tc.input))
-			if res.Malformed != 0 {
-				t.Errorf("warnings: %s", res.Warnings)
+	perl := formattest.CountsDiff("the Perl writes only the leaves of the tree, and deletes all white space from names", perlLeaves)
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"CallTreeSummary.csv", "samples.csv"}, Ext: ".csv",
+		References: []formattest.Reference{{
+			Name: "perl", Tool: "stackcollapse-vsprof.pl",
+			Differs: map[string]formattest.Diff{"CallTreeSummary": perl, "samples": perl},
+		}, {
+			Name: "inferno", Tool: "inferno-collapse-vsprof",
+			Differs: map[string]formattest.Diff{
+				"CallTreeSummary": formattest.CountsDiff("inferno keeps the last of identical stacks where pfold adds them up", infernoLast),
+			},
+			Absent: map[string]string{"samples": "inferno refuses this layout (its header check wants Number of Calls)"},
+		}},
+		// The samples layout: every sample lands once.
+		Check: func(t *testing.T, r *formattest.Run) {
+			if total := formattest.Total(t, r.Folded); r.Name == "samples" && total != 8735 {
+				t.Errorf("%g samples, want 8735", total)
 			}
-			golden := filepath.Join("golden", base+".folded")
-			if *update {
-				os.MkdirAll(filepath.Join(dir, "golden"), 0o755)
-				os.WriteFile(filepath.Join(dir, golden), []byte(res.Folded), 0o644)
-			}
-			want := string(read(t, golden))
-			if res.Folded != want {
-				t.Fatalf("output differs from %s", golden)
-			}
-			got := parse(t, want)
-			for ref, check := range tc.checks {
-				oracle := string(read(t, base+"."+ref+".oracle.folded"))
-				if oracle == want {
-					t.Errorf("golden equals the %s oracle, listed as differing", ref)
-				}
-				t.Run(ref, func(t *testing.T) { check(t, got, parse(t, oracle)) })
-			}
-			if tc.total != 0 {
-				var s float64
-				for _, c := range got {
-					s += c
-				}
-				if s != tc.total {
-					t.Errorf("%g samples, want %g", s, tc.total)
-				}
-			}
-		})
-	}
+		},
+	}.Test(t)
 }
 
 // TestErrorCases: inferno's malformed inputs (where it stops with an
@@ -164,27 +98,15 @@ func TestErrorCases(t *testing.T) {
 		// "0" alone: no name.
 		{"missing-function-name.csv", []string{":2:"}, ""},
 	}
+	var cs []formattest.Case
 	for _, tc := range cases {
-		t.Run(tc.input, func(t *testing.T) {
-			res := fold1(t, nil, tc.input, read(t, tc.input))
-			if res.Malformed != len(tc.lines) {
-				t.Errorf("%d warnings, want %d:\n%s", res.Malformed, len(tc.lines), res.Warnings)
-			}
-			for _, l := range tc.lines {
-				if !strings.Contains(res.Warnings, tc.input+l) {
-					t.Errorf("no warning at %s:\n%s", l, res.Warnings)
-				}
-			}
-			if res.Folded != tc.out {
-				t.Errorf("output %q, want %q", res.Folded, tc.out)
-			}
-			if len(tc.lines) > 0 {
-				if _, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: tc.input, Data: read(t, tc.input)}); err == nil || !strings.Contains(err.Error(), tc.input+tc.lines[0]) {
-					t.Errorf("strict: %v", err)
-				}
-			}
-		})
+		var warn []string
+		for _, l := range tc.lines {
+			warn = append(warn, "in"+l)
+		}
+		cs = append(cs, formattest.Case{Name: tc.input, In: string(dir.Read(t, tc.input)), Want: tc.out, Malformed: len(tc.lines), Warn: warn})
 	}
+	formattest.Cases(t, Format, cs)
 }
 
 // TestRows: placeholders keep the rows under a bad one in place, in
@@ -225,88 +147,29 @@ func TestParseNumber(t *testing.T) {
 	}
 }
 
-var notSure = []string{
-	"../perf/recorded/*.txt", "../perf/recorded/*.gz", "../perf/flamegraph/*.txt", "../dtrace/*.txt",
-	"../pfilter/iperf.folded", "../stackprof/*.json", "../stackprof/*.dump", "../igprof/*.gz",
-	"../igprof/*.txt", "../perfreport/*.txt",
-	"../sample/*.txt", "../sample/*.gz", "../instruments/*.txt", "../xctrace/*.xml", "../vtune/*.csv", "../vtunemc/*.csv",
-}
-
 func TestSniff(t *testing.T) {
-	for _, f := range []string{"CallTreeSummary.csv", "samples.csv", "invalid-depth.csv", "invalid-function-name.csv", "invalid-number-of-calls.csv", "missing-function-name.csv"} {
-		if s := Format.Sniff(read(t, f)); s != format.Sure {
-			t.Errorf("%s: %v", f, s)
-		}
-	}
-	n := 0
-	for _, g := range notSure {
-		others, _ := filepath.Glob(filepath.Join(dir, g))
-		for _, p := range others {
-			n++
-			rel, _ := filepath.Rel(dir, p)
-			b := read(t, rel)
-			if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-				t.Errorf("%s taken for vsprof", p)
-			}
-		}
-	}
-	if n < 30 {
-		t.Errorf("only %d other inputs", n)
-	}
-	rnd := make([]byte, 4096)
-	rand.New(rand.NewSource(1)).Read(rnd)
-	for _, s := range []string{
-		"Nov  2 10:00:01 host kernel: Level,Function Name,Number of Calls,\n",
-		string(rnd),
-		`{"Level": 1, "Function Name": "main"}`,
-		"Level,Function Name,Count\n1,main,3\n",
-		"name,value,unit\nLevel,Function Name,Inclusive Samples\n",
-		"Function Stack,CPU Time:Self,Module\n",
-		"This is not a correct header\r\n",
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("%.40q taken for vsprof", s)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir,
+		Sure: []string{"CallTreeSummary.csv", "samples.csv", "invalid-depth.csv", "invalid-function-name.csv", "invalid-number-of-calls.csv", "missing-function-name.csv"},
+		NotSureText: []string{
+			"Nov  2 10:00:01 host kernel: Level,Function Name,Number of Calls,\n",
+			`{"Level": 1, "Function Name": "main"}`,
+			"Level,Function Name,Count\n1,main,3\n",
+			"name,value,unit\nLevel,Function Name,Inclusive Samples\n",
+			"Function Stack,CPU Time:Self,Module\n",
+			"This is not a correct header\r\n",
+		},
+	}.Test(t)
 }
 
 func FuzzVSProf(f *testing.F) {
-	for _, n := range []string{"CallTreeSummary.csv", "samples.csv", "invalid-function-name.csv"} {
-		f.Add(read(f, n))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, dir.Read(f, "CallTreeSummary.csv"), dir.Read(f, "samples.csv"), dir.Read(f, "invalid-function-name.csv"))
 }
 
-// BenchmarkVSProf folds inferno's CallTreeSummary.csv repeated to 4 MB, the stacks
-// going nowhere: the parser alone.
+// BenchmarkVSProf folds inferno's CallTreeSummary.csv repeated to 4 MB,
+// the stacks going nowhere: the parser alone.
 func BenchmarkVSProf(b *testing.B) {
-	in := read(b, "CallTreeSummary.csv")
+	in := dir.Read(b, "CallTreeSummary.csv")
 	_, rows, _ := bytes.Cut(in, []byte("\n"))
-	data := append([]byte(nil), in...)
-	for len(data) < 4<<20 {
-		data = append(data, rows...)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	emit := func([]byte, fold.Count) error { return nil }
-	diag := stream.NewDiag(io.Discard, false)
-	for b.Loop() {
-		p, _ := Format.New(format.MapOptions{}, emit, diag)
-		rest, n := data, 0
-		for len(rest) > 0 {
-			line := rest
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				line, rest = rest[:i], rest[i+1:]
-			} else {
-				rest = nil
-			}
-			n++
-			if err := p.Line("x", n, line); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := p.End(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	formattest.Benchmark(b, Format, nil, formattest.Repeat(in, rows, 4<<20))
 }

@@ -13,5 +13,5 @@
 // more columns, or another order, are read too.
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream and ingest/format.
+// stream, ingest/format, ingest/internal/calltree and ingest/internal/vtunecsv.
 package vtune

@@ -2,118 +2,62 @@ package vtune
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
-	"io"
 	"math"
-	"math/rand"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
-	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/vtune"
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".gz") {
-		r, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
+const dir formattest.Dir = "../../testdata/vtune"
 
 func fold1(t testing.TB, opts format.MapOptions, name string, data []byte) formattest.Result {
 	t.Helper()
-	res, err := formattest.Fold(Format, opts, formattest.Input{Name: name, Data: data})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-func parse(t testing.TB, folded string) map[string]float64 {
-	t.Helper()
-	m := map[string]float64{}
-	for l := range strings.Lines(folded) {
-		stack, c, err := fold.ParseLine([]byte(strings.TrimSuffix(l, "\n")))
-		if err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		m[string(stack)] += c.Float64()
-	}
-	return m
+	return formattest.MustFold(t, Format, opts, formattest.Input{Name: name, Data: data})
 }
 
 // TestGolden folds the inputs with and without --no-modules. inferno's
 // collapse-vtune (run here: testdata/vtune/*.inferno.oracle.folded) is
 // the reference; stackcollapse-vtune.pl at the pinned commit does not
 // compile (see ORIGIN.md). Every golden differs from inferno's output in
-// the same two ways, checked here: inferno rounds each row's time to
-// whole milliseconds (rows under 0.5 ms vanish; pfold keeps 16.612 as
-// 16.612, as the Perl means to), and keeps the last of identical stacks
-// where pfold adds them up.
+// the same two ways, checked here.
 func TestGolden(t *testing.T) {
-	for _, input := range []string{"vtune.csv", "handmade.csv"} {
-		for _, option := range []string{"", "no-modules"} {
-			base := strings.TrimSuffix(input, ".csv")
-			opts := format.MapOptions{}
-			if option != "" {
-				base += "." + option
-				opts[option] = true
+	rounds := formattest.Diff{
+		Why: "inferno rounds each row's time to whole milliseconds (rows under 0.5 ms vanish; pfold keeps 16.612 as 16.612, " +
+			"as the Perl means to), and keeps the last of identical stacks where pfold adds them up",
+		Check: func(t *testing.T, r *formattest.Run, oracle string) {
+			got, inf := formattest.Parse(t, r.Folded), formattest.Parse(t, oracle)
+			for s, c := range inf {
+				g, ok := got[s]
+				if !ok || (math.Abs(g-c) > 0.5 && g < c) {
+					t.Errorf("%s: %g, inferno %g", s, g, c)
+				}
 			}
-			t.Run(base, func(t *testing.T) {
-				res := fold1(t, opts, input, read(t, input))
-				if res.Malformed != 0 {
-					t.Errorf("warnings: %s", res.Warnings)
+			for s, g := range got {
+				if _, ok := inf[s]; !ok && g >= 0.5 {
+					t.Errorf("%s %g: not in inferno's output", s, g)
 				}
-				golden := filepath.Join("golden", base+".folded")
-				if *update {
-					os.MkdirAll(filepath.Join(dir, "golden"), 0o755)
-					os.WriteFile(filepath.Join(dir, golden), []byte(res.Folded), 0o644)
-				}
-				want := string(read(t, golden))
-				if res.Folded != want {
-					t.Fatalf("output differs from %s", golden)
-				}
-				got, inf := parse(t, want), parse(t, string(read(t, base+".inferno.oracle.folded")))
-				for s, c := range inf {
-					g, ok := got[s]
-					if !ok || (math.Abs(g-c) > 0.5 && g < c) {
-						t.Errorf("%s: %g, inferno %g", s, g, c)
-					}
-				}
-				for s, g := range got {
-					if _, ok := inf[s]; !ok && g >= 0.5 {
-						t.Errorf("%s %g: not in inferno's output", s, g)
-					}
-				}
-			})
-		}
+			}
+		},
 	}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"vtune.csv", "handmade.csv"}, Ext: ".csv",
+		Options: []formattest.Option{formattest.Flags("no-modules")},
+		References: []formattest.Reference{{
+			Name: "inferno", Tool: "inferno-collapse-vtune",
+			Differs: map[string]formattest.Diff{"vtune": rounds, "vtune.no-modules": rounds, "handmade": rounds, "handmade.no-modules": rounds},
+		}},
+	}.Test(t)
 }
 
 // TestExact: the milliseconds of the fixture's rows, as pfold and
 // inferno give them.
 func TestExact(t *testing.T) {
-	res := fold1(t, format.MapOptions{"no-modules": true}, "handmade.csv", read(t, "handmade.csv"))
+	res := fold1(t, format.MapOptions{"no-modules": true}, "handmade.csv", dir.Read(t, "handmade.csv"))
 	for _, want := range []string{
 		";main;memcpy 12.4\n",              // 0.4 + 12: inferno 12
 		";main;work;compute;compute 0.5\n", // inferno 1
@@ -161,12 +105,12 @@ func TestErrorCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.input, func(t *testing.T) {
-			res := fold1(t, nil, tc.input, read(t, tc.input))
+			res := fold1(t, nil, tc.input, dir.Read(t, tc.input))
 			if res.Malformed != 1 || !strings.Contains(res.Warnings, tc.input+tc.line) {
 				t.Errorf("%d warnings, want one at %s:\n%s", res.Malformed, tc.line, res.Warnings)
 			}
 			tc.check(t, res.Folded)
-			if _, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: tc.input, Data: read(t, tc.input)}); err == nil || !strings.Contains(err.Error(), tc.input+tc.line) {
+			if _, err := formattest.FoldStrict(Format, nil, formattest.Input{Name: tc.input, Data: dir.Read(t, tc.input)}); err == nil || !strings.Contains(err.Error(), tc.input+tc.line) {
 				t.Errorf("strict: %v", err)
 			}
 		})
@@ -209,87 +153,27 @@ func sortLines(s string) string {
 	return strings.Join(l, "")
 }
 
-var notSure = []string{
-	"../perf/recorded/*.txt", "../perf/recorded/*.gz", "../perf/flamegraph/*.txt", "../dtrace/*.txt",
-	"../pfilter/iperf.folded", "../stackprof/*.json", "../stackprof/*.dump", "../igprof/*.gz",
-	"../igprof/*.txt", "../perfreport/*.txt",
-	"../sample/*.txt", "../sample/*.gz", "../instruments/*.txt", "../xctrace/*.xml", "../vtunemc/*.csv", "../vsprof/*.csv",
-}
-
 func TestSniff(t *testing.T) {
-	for _, f := range []string{"vtune.csv", "handmade.csv", "bad-stack-line.csv", "invalid-time-field.csv", "skipped-indentation.csv"} {
-		if s := Format.Sniff(read(t, f)); s != format.Sure {
-			t.Errorf("%s: %v", f, s)
-		}
-	}
-	n := 0
-	for _, g := range notSure {
-		others, _ := filepath.Glob(filepath.Join(dir, g))
-		for _, p := range others {
-			n++
-			rel, _ := filepath.Rel(dir, p)
-			b := read(t, rel)
-			if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-				t.Errorf("%s taken for vtune", p)
-			}
-		}
-	}
-	if n < 30 {
-		t.Errorf("only %d other inputs", n)
-	}
-	rnd := make([]byte, 4096)
-	rand.New(rand.NewSource(1)).Read(rnd)
-	for _, s := range []string{
-		"Nov  2 10:00:01 host kernel: Function Stack,CPU Time:Self\n",
-		string(rnd),
-		`{"Function Stack": "CPU Time:Self"}`,
-		"name,value,unit\nFunction Stack,CPU Time:Self,Module\n",
-		"Function Stack,Allocation Size:Self,Deallocation Size:Self,Allocations:Self,Module\n",
-		"Level,Function Name,Number of Calls,Elapsed Inclusive Time %\n",
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("%.40q taken for vtune", s)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"vtune.csv", "handmade.csv", "bad-stack-line.csv", "invalid-time-field.csv", "skipped-indentation.csv"},
+		NotSureText: []string{
+			"Nov  2 10:00:01 host kernel: Function Stack,CPU Time:Self\n",
+			`{"Function Stack": "CPU Time:Self"}`,
+			"name,value,unit\nFunction Stack,CPU Time:Self,Module\n",
+			"Function Stack,Allocation Size:Self,Deallocation Size:Self,Allocations:Self,Module\n",
+			"Level,Function Name,Number of Calls,Elapsed Inclusive Time %\n",
+		},
+	}.Test(t)
 }
 
 func FuzzVTune(f *testing.F) {
-	for _, n := range []string{"vtune.csv", "handmade.csv", "bad-stack-line.csv", "invalid-time-field.csv"} {
-		f.Add(read(f, n))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, dir.ReadEach(f, 0, "vtune.csv", "handmade.csv", "bad-stack-line.csv", "invalid-time-field.csv")...)
 }
 
 // BenchmarkVTune folds inferno's vtune.csv repeated to 4 MB, the stacks
 // going nowhere: the parser alone.
 func BenchmarkVTune(b *testing.B) {
-	in := read(b, "vtune.csv")
+	in := dir.Read(b, "vtune.csv")
 	_, rows, _ := bytes.Cut(in, []byte("\n"))
-	data := append([]byte(nil), in...)
-	for len(data) < 4<<20 {
-		data = append(data, rows...)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	emit := func([]byte, fold.Count) error { return nil }
-	diag := stream.NewDiag(io.Discard, false)
-	for b.Loop() {
-		p, _ := Format.New(format.MapOptions{}, emit, diag)
-		rest, n := data, 0
-		for len(rest) > 0 {
-			line := rest
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				line, rest = rest[:i], rest[i+1:]
-			} else {
-				rest = nil
-			}
-			n++
-			if err := p.Line("x", n, line); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := p.End(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	formattest.Benchmark(b, Format, nil, formattest.Repeat(in, rows, 4<<20))
 }

@@ -12,5 +12,5 @@
 // are found by their names in the header.
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream and ingest/format.
+// stream, ingest/format, ingest/internal/calltree and ingest/internal/vtunecsv.
 package vtunemc

@@ -2,95 +2,32 @@ package vtunemc
 
 import (
 	"bytes"
-	"compress/gzip"
 	"flag"
-	"io"
-	"math/rand"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
-	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/vtunemc"
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".gz") {
-		r, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
+const dir formattest.Dir = "../../testdata/vtunemc"
 
 func fold1(t testing.TB, opts format.MapOptions, name string, data []byte) formattest.Result {
 	t.Helper()
-	res, err := formattest.Fold(Format, opts, formattest.Input{Name: name, Data: data})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return res
-}
-
-func parse(t testing.TB, folded string) map[string]float64 {
-	t.Helper()
-	m := map[string]float64{}
-	for l := range strings.Lines(folded) {
-		stack, c, err := fold.ParseLine([]byte(strings.TrimSuffix(l, "\n")))
-		if err != nil {
-			t.Fatalf("%q: %v", l, err)
-		}
-		m[string(stack)] += c.Float64()
-	}
-	return m
+	return formattest.MustFold(t, Format, opts, formattest.Input{Name: name, Data: data})
 }
 
 // TestGolden folds allocations.csv, counting allocations and bytes
 // (--size); the goldens equal stackcollapse-vtune-mc.pl's output
 // (testdata/vtunemc/*.oracle.folded, run here).
 func TestGolden(t *testing.T) {
-	for _, option := range []string{"", "size"} {
-		base := "allocations"
-		opts := format.MapOptions{}
-		if option != "" {
-			base += "." + option
-			opts[option] = true
-		}
-		t.Run(base, func(t *testing.T) {
-			res := fold1(t, opts, "allocations.csv", read(t, "allocations.csv"))
-			if res.Malformed != 0 {
-				t.Errorf("warnings: %s", res.Warnings)
-			}
-			golden := filepath.Join("golden", base+".folded")
-			if *update {
-				os.MkdirAll(filepath.Join(dir, "golden"), 0o755)
-				os.WriteFile(filepath.Join(dir, golden), []byte(res.Folded), 0o644)
-			}
-			want := string(read(t, golden))
-			if res.Folded != want {
-				t.Fatalf("output differs from %s", golden)
-			}
-			if oracle := string(read(t, base+".oracle.folded")); want != oracle {
-				t.Errorf("golden differs from stackcollapse-vtune-mc.pl's output")
-			}
-		})
-	}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"allocations.csv"}, Ext: ".csv",
+		Options:    []formattest.Option{formattest.Flags("size")},
+		References: []formattest.Reference{{Tool: "stackcollapse-vtune-mc.pl"}},
+	}.Test(t)
 }
 
 // TestMalformed: rows the script dies on (or mangles) are reported with
@@ -147,84 +84,28 @@ func TestColumns(t *testing.T) {
 	}
 }
 
-var notSure = []string{
-	"../perf/recorded/*.txt", "../perf/recorded/*.gz", "../perf/flamegraph/*.txt", "../dtrace/*.txt",
-	"../pfilter/iperf.folded", "../stackprof/*.json", "../stackprof/*.dump", "../igprof/*.gz",
-	"../igprof/*.txt", "../perfreport/*.txt",
-	"../sample/*.txt", "../sample/*.gz", "../instruments/*.txt", "../xctrace/*.xml", "../vtune/*.csv", "../vsprof/*.csv",
-}
-
 func TestSniff(t *testing.T) {
-	if s := Format.Sniff(read(t, "allocations.csv")); s != format.Sure {
-		t.Errorf("allocations.csv: %v", s)
-	}
-	n := 0
-	for _, g := range notSure {
-		others, _ := filepath.Glob(filepath.Join(dir, g))
-		for _, p := range others {
-			n++
-			rel, _ := filepath.Rel(dir, p)
-			b := read(t, rel)
-			if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-				t.Errorf("%s taken for vtune-mc", p)
-			}
-		}
-	}
-	if n < 30 {
-		t.Errorf("only %d other inputs", n)
-	}
-	rnd := make([]byte, 4096)
-	rand.New(rand.NewSource(1)).Read(rnd)
-	for _, s := range []string{
-		"Nov  2 10:00:01 host kernel: Function Stack,Allocations:Self\n",
-		string(rnd),
-		`{"Function Stack": "Allocations:Self"}`,
-		"name,value,unit\nFunction Stack,Allocations:Self,Module\n",
-		"Function Stack,CPU Time:Self,Module\n",
-		"Level,Function Name,Inclusive Samples,Exclusive Samples\n",
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("%.40q taken for vtune-mc", s)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"allocations.csv"},
+		NotSureText: []string{
+			"Nov  2 10:00:01 host kernel: Function Stack,Allocations:Self\n",
+			`{"Function Stack": "Allocations:Self"}`,
+			"name,value,unit\nFunction Stack,Allocations:Self,Module\n",
+			"Function Stack,CPU Time:Self,Module\n",
+			"Level,Function Name,Inclusive Samples,Exclusive Samples\n",
+		},
+	}.Test(t)
 }
 
 func FuzzVTuneMC(f *testing.F) {
-	f.Add(read(f, "allocations.csv"))
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, dir.Read(f, "allocations.csv"))
 }
 
 // BenchmarkVTuneMC folds allocations.csv repeated to 4 MB, the stacks
 // going nowhere: the parser alone.
 func BenchmarkVTuneMC(b *testing.B) {
-	in := read(b, "allocations.csv")
+	in := dir.Read(b, "allocations.csv")
 	_, rows, _ := bytes.Cut(in, []byte("\n"))
 	_, rows, _ = bytes.Cut(rows, []byte("\n"))
-	data := append([]byte(nil), in...)
-	for len(data) < 4<<20 {
-		data = append(data, rows...)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	emit := func([]byte, fold.Count) error { return nil }
-	diag := stream.NewDiag(io.Discard, false)
-	for b.Loop() {
-		p, _ := Format.New(format.MapOptions{}, emit, diag)
-		rest, n := data, 0
-		for len(rest) > 0 {
-			line := rest
-			if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-				line, rest = rest[:i], rest[i+1:]
-			} else {
-				rest = nil
-			}
-			n++
-			if err := p.Line("x", n, line); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := p.End(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	formattest.Benchmark(b, Format, nil, formattest.Repeat(in, rows, 4<<20))
 }

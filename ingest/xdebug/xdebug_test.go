@@ -1,164 +1,86 @@
 package xdebug
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
-	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/xdebug"
+const dir formattest.Dir = "../../testdata/xdebug"
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// foldAll folds data as pfold does: stacks summed and sorted, those
+// fold1 folds data as pfold does: stacks summed and sorted, those
 // weighing nothing kept (pfold prints them, as the PHP does).
-func foldAll(t testing.TB, opts format.Options, data []byte) (string, string) {
+func fold1(t testing.TB, opts format.Options, data []byte) (string, string) {
 	t.Helper()
-	if opts == nil {
-		opts = format.MapOptions{}
-	}
-	var warn bytes.Buffer
-	diag := stream.NewDiag(&warn, false)
-	sums := map[string]fold.Count{}
-	p, err := Format.New(opts, func(stack []byte, c fold.Count) error {
-		s, err := sums[string(stack)].Add(c)
-		sums[string(stack)] = s
-		return err
-	}, diag)
+	res, err := formattest.Fold(Format, opts, formattest.Input{Name: "in", Data: data})
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		n++
-		if err := p.Line("in", n, line); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := p.End(); err != nil {
-		t.Fatal(err)
-	}
-	diag.Flush()
-	keys := make([]string, 0, len(sums))
-	for k := range sums {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var out []byte
-	for _, k := range keys {
-		out = fold.AppendLine(out, []byte(k), sums[k])
-	}
-	return string(out), warn.String()
-}
-
-// differs lists the recordings on which the PHP goes wrong, why, and the
-// oracles the golden is checked against instead: the PHP's outputs on the
-// input made right for it, summed.
-var differs = map[string]struct {
-	why     string
-	oracles []string // without ".oracle.folded"; ".count" is added for --count
-}{
-	"assign": {
-		why: "recorded with xdebug.collect_assignments and collect_return: the PHP takes each assignment (A) " +
-			"record for an exit (-t) or for the entry of a nameless function (-c), and each return value (R) record " +
-			"for an exit (-t), and mangles the stacks from the first one on; pfold skips them, as the PHP does once they are removed",
-		oracles: []string{"assign.no-AR"},
-	},
-	"append": {
-		why: "two runs appended to one file (xdebug.trace_options=1): the PHP reads the first trace alone; " +
-			"pfold reads both, and its fold is the sum of the PHP's on each",
-		oracles: []string{"append.trace1", "append.trace2"},
-	},
+	return res.Folded, res.Warnings
 }
 
 // TestGolden folds every recording with --time (the default) and
 // --count. The goldens equal stackcollapse-xdebug.php's output (the
 // *.oracle.folded files, made by running it here), with these
-// differences: the inputs in differs are checked against the PHP's
-// output on their corrected forms; with --time, every count of the PHP,
-// a sum of floating-point microseconds printed with 14 significant
-// digits ("8.9999999999999"), rounds to pfold's exact one (9).
+// differences: the inputs listed are checked against the PHP's output
+// on their corrected forms; with --time, every count of the PHP, a sum
+// of floating-point microseconds printed with 14 significant digits
+// ("8.9999999999999"), rounds to pfold's exact one (9).
 func TestGolden(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(dir, "*.xt"))
-	if len(inputs) < 3 {
-		t.Fatalf("%d inputs", len(inputs))
-	}
-	for _, in := range inputs {
-		base := strings.TrimSuffix(filepath.Base(in), ".xt")
-		for _, opt := range []string{"", "count"} {
-			name := base
-			opts := format.MapOptions{}
-			suffix := ""
-			if opt != "" {
-				suffix = "." + opt
-				name += suffix
-				opts[opt] = true
-			}
-			got, warn := foldAll(t, opts, read(t, filepath.Base(in)))
-			if warn != "" {
-				t.Errorf("%s: %s", name, warn)
-			}
-			golden := filepath.Join(dir, "golden", name+".folded")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				os.WriteFile(golden, []byte(got), 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from its golden", name)
-			}
-			exact := opt == "count"
-			oracle := string(read(t, name+".oracle.folded"))
-			if d, ok := differs[base]; ok {
-				if agree(string(want), oracle, exact) == nil {
-					t.Errorf("%s: listed as differing from the PHP (%s) but agrees", name, d.why)
-				}
+	differs := map[string]formattest.Diff{}
+	// The PHP's outputs on the input made right for it, summed (".count"
+	// added for --count).
+	for base, d := range map[string]struct {
+		why     string
+		oracles []string
+	}{
+		"assign": {
+			why: "recorded with xdebug.collect_assignments and collect_return: the PHP takes each assignment (A) " +
+				"record for an exit (-t) or for the entry of a nameless function (-c), and each return value (R) record " +
+				"for an exit (-t), and mangles the stacks from the first one on; pfold skips them, as the PHP does once they are removed",
+			oracles: []string{"assign.no-AR"},
+		},
+		"append": {
+			why: "two runs appended to one file (xdebug.trace_options=1): the PHP reads the first trace alone; " +
+				"pfold reads both, and its fold is the sum of the PHP's on each",
+			oracles: []string{"append.trace1", "append.trace2"},
+		},
+	} {
+		for _, suffix := range []string{"", ".count"} {
+			differs[base+suffix] = formattest.Diff{Why: d.why, Fix: func(t testing.TB, r *formattest.Run, _ string) string {
 				var parts []string
 				for _, o := range d.oracles {
-					parts = append(parts, string(read(t, o+suffix+".oracle.folded")))
+					parts = append(parts, string(r.Dir.Read(t, o+suffix+".oracle.folded")))
 				}
-				oracle = sum(t, parts...)
-			}
-			if err := agree(string(want), oracle, exact); err != nil {
-				t.Errorf("golden %s disagrees with stackcollapse-xdebug.php's output: %v", name, err)
-			}
+				return sum(t, parts...)
+			}}
 		}
 	}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"*.xt"}, Ext: ".xt", Min: 3,
+		Options: []formattest.Option{formattest.Flags("count")},
+		References: []formattest.Reference{{
+			Tool: "stackcollapse-xdebug.php",
+			Agree: func(r *formattest.Run, oracle string) error {
+				return agree(r.Folded, oracle, r.Option.Name == "count")
+			},
+			Differs: differs,
+		}},
+	}.Test(t)
 }
 
 // sum adds folded outputs stack by stack (counts as float64 sums, so the
 // PHP's decimals stay as it printed them when a stack is in one part).
-func sum(t *testing.T, parts ...string) string {
+func sum(t testing.TB, parts ...string) string {
 	t.Helper()
 	if len(parts) == 1 {
 		return parts[0]
@@ -256,20 +178,20 @@ const trace = "Version: 3.2.0\nFile format: 4\nTRACE START [2007-05-06 18:29:01]
 
 // TestSmall: self time per stack in microseconds, or leaf calls counted.
 func TestSmall(t *testing.T) {
-	got, warn := foldAll(t, nil, []byte(trace))
+	got, warn := fold1(t, nil, []byte(trace))
 	// {main}: 0.010870→0.032009 (21139), 0.032073→0.033505 (1432), 0.033720→0.034000 (280)
 	// str_split: 0.032009→0.032073 (64); ord: 20, then 1
 	// ret_ord: 0.033505→0.033531 (26), 0.033551→0.033600 (49), 0.033601→0.033720 (119)
 	if exp := "{main} 22851\n{main};ret_ord 194\n{main};ret_ord;ord 21\n{main};str_split 64\n"; got != exp || warn != "" {
 		t.Errorf("time:\n%s%s", got, warn)
 	}
-	got, _ = foldAll(t, format.MapOptions{"count": true}, []byte(trace))
+	got, _ = fold1(t, format.MapOptions{"count": true}, []byte(trace))
 	if exp := "{main};ret_ord;ord 2\n{main};str_split 1\n"; got != exp {
 		t.Errorf("count:\n%s", got)
 	}
 	// Xdebug's times with more digits: nanoseconds, as decimals.
 	fine := strings.ReplaceAll(trace, "0.032073\t", "0.0320735\t")
-	got, _ = foldAll(t, nil, []byte(fine))
+	got, _ = fold1(t, nil, []byte(fine))
 	if !strings.Contains(got, "{main};str_split 64.5\n") || !strings.Contains(got, "{main} 22850.5\n") {
 		t.Errorf("fine times:\n%s", got)
 	}
@@ -314,7 +236,7 @@ func TestMalformed(t *testing.T) {
 // TestSqueezed: a trace whose tabs stackcollapse-xdebug.php squeezed
 // (it rewrites its input with sed -i) folds the same.
 func TestSqueezed(t *testing.T) {
-	data := read(t, "assign.xt")
+	data := dir.Read(t, "assign.xt")
 	var sq []byte
 	for i, c := range data {
 		if c == '\t' && i > 0 && data[i-1] == '\t' {
@@ -323,8 +245,8 @@ func TestSqueezed(t *testing.T) {
 		sq = append(sq, c)
 	}
 	for _, opts := range []format.MapOptions{nil, {"count": true}} {
-		a, _ := foldAll(t, opts, data)
-		b, warn := foldAll(t, opts, sq)
+		a, _ := fold1(t, opts, data)
+		b, warn := fold1(t, opts, sq)
 		if a != b || warn != "" {
 			t.Errorf("%v: squeezed differs: %s", opts, warn)
 		}
@@ -334,100 +256,30 @@ func TestSqueezed(t *testing.T) {
 // TestSniff: every trace is recognised; Xdebug's other trace formats
 // (human-readable, HTML) and everything else are not.
 func TestSniff(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(dir, "*.xt"))
-	for _, in := range inputs {
-		if s := Format.Sniff(read(t, filepath.Base(in))); s != format.Sure {
-			t.Errorf("%s: %v", in, s)
-		}
-	}
-	if s := Format.Sniff([]byte(trace)); s != format.Sure {
-		t.Errorf("small trace: %v", s)
-	}
-	if s := Format.Sniff([]byte("TRACE START [2026-11-25 01:57:34.576069]\n\t\t\t0.000243\t387312\nTRACE END\n")); s != format.Sure {
-		t.Errorf("empty trace: %v", s)
-	}
-	var others []string
-	for _, g := range []string{"../perf/recorded/*", "../perf/flamegraph/*.txt", "../dtrace/*.txt", "../stackprof/*", "../igprof/*", "../perfreport/*.txt", "../ghcprof/*.prof", "../faulthandler/*.txt"} {
-		m, _ := filepath.Glob(filepath.Join(dir, g))
-		others = append(others, m...)
-	}
-	others = append(others, filepath.Join(dir, "../pfilter/iperf.folded"))
-	if len(others) < 20 {
-		t.Fatalf("%d other inputs", len(others))
-	}
-	for _, o := range others {
-		b, err := os.ReadFile(o)
-		if err != nil {
-			continue // a directory
-		}
-		if s := Format.Sniff(b[:min(len(b), format.SniffSize)]); s == format.Sure {
-			t.Errorf("%s taken for xdebug", o)
-		}
-	}
-	for _, s := range []string{
-		// xdebug.trace_format=0 and 2, recorded with Xdebug 3.2.0.
-		"TRACE START [2026-11-25 01:57:44.136454]\n    0.0003     391080   -> {main}() /tmp/xd/t.php:0\n    0.0003     391080     -> f($s = 'a\\tb\\nc;d e') /tmp/xd/t.php:3\n    0.0004     387312\nTRACE END   [2026-11-25 01:57:44.136534]\n",
-		"<table style='hyphens: auto;' class='xdebug-trace' dir='ltr' border='1' cellspacing='0'>\n\t<tr><th>#</th><th>Time</th><th>Mem</th><th colspan='2'>Function</th><th>Location</th></tr>\n",
-		"Nov  2 10:00:01 host sshd[123]: Accepted publickey for root\nNov  2 10:00:02 host CRON[5]: (root) CMD (x)\n",
-		"\x00\x01\x02\xff\xfe garbage \x80\x81\n\x7f\x45\x4c\x46\n",
-		`{"TRACE START": "[x]", "records": [1, 0, 0]}` + "\n",
-		"level,fn,exit,time\n1,0,0,0.1\n",
-		"1\t0\t0\t0.010870\t114112\t{main}\t1\t\t/t.php\t0\t0\n", // records with no TRACE START
-	} {
-		if Format.Sniff([]byte(s)) == format.Sure {
-			t.Errorf("taken for xdebug: %q", s)
-		}
-	}
-}
-
-// head returns the first n lines of b.
-func head(b []byte, n int) []byte {
-	for i, c := range b {
-		if c == '\n' {
-			if n--; n == 0 {
-				return b[:i+1]
-			}
-		}
-	}
-	return b
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.xt"},
+		SureText: []string{
+			trace,
+			"TRACE START [2026-11-25 01:57:34.576069]\n\t\t\t0.000243\t387312\nTRACE END\n", // empty
+		},
+		NotSureText: []string{
+			// xdebug.trace_format=0 and 2, recorded with Xdebug 3.2.0.
+			"TRACE START [2026-11-25 01:57:44.136454]\n    0.0003     391080   -> {main}() /tmp/xd/t.php:0\n    0.0003     391080     -> f($s = 'a\\tb\\nc;d e') /tmp/xd/t.php:3\n    0.0004     387312\nTRACE END   [2026-11-25 01:57:44.136534]\n",
+			"<table style='hyphens: auto;' class='xdebug-trace' dir='ltr' border='1' cellspacing='0'>\n\t<tr><th>#</th><th>Time</th><th>Mem</th><th colspan='2'>Function</th><th>Location</th></tr>\n",
+			"\x00\x01\x02\xff\xfe garbage \x80\x81\n\x7f\x45\x4c\x46\n",
+			`{"TRACE START": "[x]", "records": [1, 0, 0]}` + "\n",
+			"level,fn,exit,time\n1,0,0,0.1\n",
+			"1\t0\t0\t0.010870\t114112\t{main}\t1\t\t/t.php\t0\t0\n", // records with no TRACE START
+		},
+	}.Test(t)
 }
 
 func FuzzXdebug(f *testing.F) {
 	// Small seeds: the fuzzer minimises what they grow into, and a
 	// whole trace takes it the whole run.
-	f.Add([]byte(trace))
-	f.Add(head(read(f, "assign.xt"), 24))
-	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
+	formattest.FuzzFormat(f, Format, []byte(trace), dir.Head(f, "assign.xt", 24))
 }
 
 func BenchmarkXdebug(b *testing.B) {
-	one := read(b, "workload.xt")
-	var data []byte
-	for len(data) < 4<<20 {
-		data = append(data, one...)
-	}
-	diag := stream.NewDiag(&bytes.Buffer{}, false)
-	p, err := Format.New(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, diag)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		rest, n := data, 0
-		for len(rest) > 0 {
-			i := bytes.IndexByte(rest, '\n')
-			n++
-			if err := p.Line("b", n, rest[:i]); err != nil {
-				b.Fatal(err)
-			}
-			rest = rest[i+1:]
-		}
-		if err := p.End(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if diag.Count() != 0 {
-		b.Fatalf("%d malformed lines", diag.Count())
-	}
+	formattest.Benchmark(b, Format, nil, formattest.Repeat(nil, dir.Read(b, "workload.xt"), 4<<20))
 }

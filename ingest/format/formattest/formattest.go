@@ -1,5 +1,18 @@
 // Package formattest runs a format's parser over test inputs the way
-// pfold does, for the format packages' tests and fuzz targets.
+// pfold does, for the format packages' tests, fuzz targets and
+// benchmarks, and holds what those tests share:
+//
+//   - Golden: every input folded by default and with each option set,
+//     each fold checked against its golden file (go test -update
+//     rewrites them) and each golden against the reference tools'
+//     outputs (*.oracle.folded), but for known, explained differences,
+//     which must still differ.
+//   - Sniff: the sniffer is sure of the format's inputs and of nothing
+//     else in testdata, nor of what is no profile.
+//   - Cases: small inputs and what they fold to, malformed lines
+//     counted, a strict fold failing on them.
+//   - FuzzFormat, Benchmark and Repeat: fuzz targets and benchmarks.
+//   - Dir: a format's test data, read (gunzipped) by name.
 package formattest
 
 import (
@@ -34,6 +47,27 @@ func FoldStrict(f format.Format, opts format.Options, inputs ...Input) (Result, 
 	var warn bytes.Buffer
 	diag := stream.NewDiag(&warn, true)
 	return fold1(f, opts, diag, &warn, inputs)
+}
+
+// MustFold is Fold, failing the test on an error.
+func MustFold(t testing.TB, f format.Format, opts format.Options, inputs ...Input) Result {
+	t.Helper()
+	res, err := Fold(f, opts, inputs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// FoldText folds in, an input called "in", strictly: a malformed line
+// fails the test, as an error does.
+func FoldText(t testing.TB, f format.Format, opts format.Options, in string) string {
+	t.Helper()
+	res, err := FoldStrict(f, opts, Input{Name: "in", Data: []byte(in)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Folded
 }
 
 // Input is one named input.
@@ -74,6 +108,32 @@ func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.
 // feed runs f's parser over the inputs: line by line as stream.Reader
 // splits them (at '\n' only), or whole for document formats.
 func feed(f format.Format, opts format.Options, emit format.EmitFunc, diag *stream.Diag, inputs []Input) error {
+	return feedLines(f, opts, emit, diag, inputs, splitLines(f, inputs))
+}
+
+// splitLines cuts each input into its lines, for a line parser.
+func splitLines(f format.Format, inputs []Input) [][][]byte {
+	if f.NewDocument != nil {
+		return nil
+	}
+	lines := make([][][]byte, len(inputs))
+	for i, in := range inputs {
+		for data := in.Data; len(data) > 0; {
+			line := data
+			if j := bytes.IndexByte(data, '\n'); j >= 0 {
+				line, data = data[:j], data[j+1:]
+			} else {
+				data = nil
+			}
+			lines[i] = append(lines[i], line)
+		}
+	}
+	return lines
+}
+
+// feedLines runs a new parser of f over the inputs, cut into lines by
+// splitLines, then asks it to finish.
+func feedLines(f format.Format, opts format.Options, emit format.EmitFunc, diag *stream.Diag, inputs []Input, lines [][][]byte) error {
 	var last any
 	if f.NewDocument != nil {
 		p, err := f.NewDocument(opts, emit, diag)
@@ -91,18 +151,9 @@ func feed(f format.Format, opts format.Options, emit format.EmitFunc, diag *stre
 		if err != nil {
 			return err
 		}
-		for _, in := range inputs {
-			data := in.Data
-			n := 0
-			for len(data) > 0 {
-				line := data
-				if i := bytes.IndexByte(data, '\n'); i >= 0 {
-					line, data = data[:i], data[i+1:]
-				} else {
-					data = nil
-				}
-				n++
-				if err := p.Line(in.Name, n, line); err != nil {
+		for i, in := range inputs {
+			for n, line := range lines[i] {
+				if err := p.Line(in.Name, n+1, line); err != nil {
 					return err
 				}
 			}
