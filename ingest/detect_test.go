@@ -96,8 +96,8 @@ var fixtures = map[string]string{
 	"../testdata/perfsched/raw/*":                     "perf-script", // sched_switch alone: not off-CPU input
 	"../testdata/cpuprofile/*.cpuprofile":             "cpuprofile",
 	// Every format's oracle and golden outputs are folded stacks.
-	"../testdata/*/*.oracle.folded": "folded",
-	"../testdata/*/golden/*.folded": "folded",
+	"../testdata/*/*.oracle.folded*": "folded",
+	"../testdata/*/golden/*.folded*": "folded",
 }
 
 // notFolded are oracle outputs that are not valid folded stacks: what a

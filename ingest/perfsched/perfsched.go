@@ -457,7 +457,9 @@ func sniff(prefix []byte) format.Score {
 		}
 		for _, m := range [][]byte{markSleep, markBlocked} {
 			j := bytes.Index(l, m)
-			if j <= 0 || !bytes.HasPrefix(l[j+len(m):], []byte(": ")) || l[j-1] != ' ' {
+			// A header has no ';' before its event: a folded line
+			// whose frames hold such a line is not one.
+			if j <= 0 || !bytes.HasPrefix(l[j+len(m):], []byte(": ")) || l[j-1] != ' ' || bytes.IndexByte(l[:j], ';') >= 0 {
 				continue
 			}
 			if !afterTimestamp(l[:j]) {

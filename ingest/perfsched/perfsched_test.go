@@ -83,24 +83,8 @@ func TestSniff(t *testing.T) {
 			"Nov  2 10:00:01 host kernel: sched:sched_stat_sleep: comm=x pid=1 delay=5\nNov  2 10:00:02 host cron[5]: job\n",
 			`{"event": "sched:sched_stat_sleep: comm=x pid=1 delay=5"}` + "\n",
 		},
-		Except: quirkOutputs,
 	}.Test(t)
 }
-
-// quirkOutputs are folded outputs of quirks.txt whose frames, made by
-// the script from the quirks' broken lines, hold whole sched_stat event
-// lines: the sniffer, which looks for such a line anywhere, is sure of
-// them (pfold would read them as perf-sched, not folded; the detection
-// test does not try gzipped oracles).
-var quirkOutputs = func() map[string]string {
-	m := map[string]string{}
-	for _, o := range []string{"record_wake_stack", "recurse", "recurse+record_tid"} {
-		why := "the script's frames hold whole sched_stat lines"
-		m["perfsched/golden/quirks."+o+".folded.gz"] = why
-		m["perfsched/quirks."+o+".oracle.folded.gz"] = why
-	}
-	return m
-}()
 
 func FuzzPerfSched(f *testing.F) {
 	formattest.FuzzFormat(f, Format, dir.Read(f, "quirks.txt"), dir.Read(f, "tracework.sched.txt.gz")[:20000])
