@@ -8,9 +8,11 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -257,6 +259,35 @@ func TestDescribe(t *testing.T) {
 	} {
 		if got := Describe([]byte(in)); got != want {
 			t.Errorf("%.30q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSharedFlags: formats that share a flag define it alike (pfold's
+// command line has one flag of each name, taken from the first format
+// that lists it), and no two flags share an alias.
+func TestSharedFlags(t *testing.T) {
+	type def struct {
+		format string
+		flag   format.Flag
+	}
+	seen := map[string]def{}
+	alias := map[string]string{}
+	for _, f := range Registered {
+		for _, fl := range f.Flags {
+			if d, ok := seen[fl.Name]; ok {
+				if d.flag.Kind != fl.Kind || d.flag.Usage != fl.Usage || d.flag.Default != fl.Default || !slices.Equal(d.flag.Aliases, fl.Aliases) {
+					t.Errorf("--%s: %s defines it as %+v, %s as %+v", fl.Name, d.format, d.flag, f.Name, fl)
+				}
+				continue
+			}
+			seen[fl.Name] = def{f.Name, fl}
+			for _, a := range append([]string{fl.Name}, fl.Aliases...) {
+				if other, ok := alias[a]; ok && other != fl.Name {
+					t.Errorf("-%s names both --%s and --%s", a, other, fl.Name)
+				}
+				alias[a] = fl.Name
+			}
 		}
 	}
 }

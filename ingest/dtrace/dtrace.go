@@ -33,7 +33,11 @@ type parser struct {
 	diag    *stream.Diag
 	offsets bool
 
-	frames [][]byte // leaf first, as read
+	// The frames read so far, leaf first: group g's parts (a frame and
+	// its inlined callees, "a->b") are parts[groups[g]:groups[g+1]],
+	// offsets into arena.
+	groups []int32
+	parts  []int32 // the end of each part in arena
 	stack  []byte
 	arena  []byte
 }
@@ -48,7 +52,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return nil
 	}
 	if isDigits(t) {
-		if len(p.frames) == 0 {
+		if len(p.groups) == 0 {
 			// stackcollapse.pl prints " COUNT", a line nothing reads back.
 			return p.diag.Malformed(name, n, line, "a count with no stack before it")
 		}
@@ -77,10 +81,17 @@ func (p *parser) addFrame(f []byte) {
 	if len(f) == 0 {
 		f = []byte("-")
 	}
-	parts := bytes.Split(f, []byte("->"))
-	var fr [][]byte
-	for k, part := range parts {
-		s := len(p.arena)
+	// unshift @stack, @inline: the frame's parts go in front of the
+	// callees read before, in their order; flush puts the groups root
+	// first.
+	p.groups = append(p.groups, int32(len(p.parts)))
+	for k, more := 0, true; more; k++ {
+		part := f
+		if i := bytes.Index(f, []byte("->")); i >= 0 {
+			part, f = f[:i], f[i+2:]
+		} else {
+			more = false
+		}
 		part = bytes.TrimPrefix(part, []byte("L"))
 		if len(part) == 0 {
 			part = []byte("-") // ("L" alone was a name; the Perl leaves it empty)
@@ -94,10 +105,8 @@ func (p *parser) addFrame(f []byte) {
 		if k > 0 {
 			p.arena = append(p.arena, "_[i]"...)
 		}
-		fr = append(fr, p.arena[s:len(p.arena):len(p.arena)])
+		p.parts = append(p.parts, int32(len(p.arena)))
 	}
-	// unshift @stack, @inline: the frame's parts go in front, in order.
-	p.frames = append(fr, p.frames...)
 }
 
 // lastArgStart is where perl's s/(::.*)[(<].*/$1/ cuts: the last '(' or
@@ -121,22 +130,34 @@ func trimOffset(f []byte) []byte {
 
 func (p *parser) flush(c fold.Count) error {
 	s := p.stack[:0]
-	for i, f := range p.frames {
-		if i > 0 {
-			s = append(s, ';')
+	end := int32(len(p.parts))
+	for g := len(p.groups) - 1; g >= 0; g-- {
+		for k := p.groups[g]; k < end; k++ {
+			start := int32(0)
+			if k > 0 {
+				start = p.parts[k-1]
+			}
+			if len(s) > 0 {
+				s = append(s, ';')
+			}
+			s = append(s, p.arena[start:p.parts[k]]...)
 		}
-		s = append(s, f...)
+		end = p.groups[g]
 	}
 	if p.offsets {
 		s = trimOffset(s) // the leaf's offset goes
 	}
 	p.stack = s
-	p.frames, p.arena = p.frames[:0], p.arena[:0]
+	p.reset()
 	return p.emit(s, c)
 }
 
+func (p *parser) reset() {
+	p.groups, p.parts, p.arena = p.groups[:0], p.parts[:0], p.arena[:0]
+}
+
 func (p *parser) End() error {
-	p.frames, p.arena = p.frames[:0], p.arena[:0]
+	p.reset()
 	return nil
 }
 
