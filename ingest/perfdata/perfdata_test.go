@@ -210,3 +210,23 @@ func TestDwarfRefused(t *testing.T) {
 		t.Errorf("the error does not say how to fold it: %v", err)
 	}
 }
+
+// TestPlainFileInPlace: a recording in a regular file is read where it
+// is, not copied to a temporary file first (the copy is for pipes and
+// decompressed streams, whose file-mode header points past the data).
+func TestPlainFileInPlace(t *testing.T) {
+	root := "../../testdata/perfdata"
+	for _, name := range []string{"cwork", "go"} {
+		f, err := os.Open(filepath.Join(root, name, "perf.data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := Options{TmpDir: filepath.Join(t.TempDir(), "missing"), Symbols: SymbolOptions{Symfs: "/nonexistent", Kallsyms: "/nonexistent", BuildIDDir: "/nonexistent"}}
+		n := 0
+		_, err = Replay(f, opt, func(*Sample, string, []Frame) error { n++; return nil })
+		f.Close()
+		if err != nil || n == 0 {
+			t.Errorf("%s: %d samples, %v (a copy to the missing TmpDir fails)", name, n, err)
+		}
+	}
+}

@@ -40,6 +40,15 @@ var ErrDwarf = errors.New("this recording's call chains were recorded with --cal
 // for each sample. A file-mode recording that is not a regular file is
 // copied to a temporary file first: its header points past the data.
 func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
+	// A regular file at its start is read in place (asked before any
+	// read: a buffered peek would move its offset).
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if off, err := f.Seek(0, io.SeekCurrent); err == nil && off == 0 {
+				return ReplayAt(f, st.Size(), opt, fn)
+			}
+		}
+	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, err := br.Peek(16)
 	if err != nil || !IsPerfData(head) {
@@ -47,13 +56,6 @@ func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
 	}
 	if binary.LittleEndian.Uint64(head[8:]) == 16 {
 		return replayPipe(br, opt, fn)
-	}
-	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			if off, err := f.Seek(0, io.SeekCurrent); err == nil && off == 0 {
-				return replayFile(f, st.Size(), opt, fn)
-			}
-		}
 	}
 	tmp, err := os.CreateTemp(opt.TmpDir, "pfold-perfdata-*")
 	if err != nil {
