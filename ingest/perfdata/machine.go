@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // machine tracks what perf's machine tracks while it replays a
@@ -21,12 +22,27 @@ type thread struct {
 	comm     string
 	commSet  bool // a COMM event named it (forks inherit only such names)
 	maps     *maps
+
+	// The header id of the thread's last sample, for the direct fold.
+	hdrAttr        *Attr
+	hdrComm        string
+	hdrPid, hdrTid int32
+	hdrID          int32
 }
 
 // maps is one address space: mappings sorted by start, not overlapping.
 type maps struct {
 	m []*mapping
+	// gen changes with every change of m, and no two maps share one:
+	// what was found in the maps of one gen holds while it lasts.
+	gen uint64
 }
+
+var mapsGen atomic.Uint64
+
+func newMaps() *maps { return &maps{gen: mapsGen.Add(1)} }
+
+func (ms *maps) changed() { ms.gen = mapsGen.Add(1) }
 
 type mapping struct {
 	start, end, pgoff uint64
@@ -35,9 +51,9 @@ type mapping struct {
 }
 
 func newMachine(sym *symbolizer) *machine {
-	m := &machine{threads: map[int32]*thread{}, kernel: &maps{}, syms: sym}
+	m := &machine{threads: map[int32]*thread{}, kernel: newMaps(), syms: sym}
 	// perf names the idle thread "swapper".
-	m.threads[0] = &thread{pid: 0, tid: 0, comm: "swapper", maps: &maps{}}
+	m.threads[0] = &thread{pid: 0, tid: 0, comm: "swapper", maps: newMaps()}
 	return m
 }
 
@@ -55,7 +71,7 @@ func (m *machine) findThread(pid, tid int32) *thread {
 	if pid != tid && pid > 0 {
 		t.maps = m.findThread(pid, pid).maps // threads share their leader's maps
 	} else {
-		t.maps = &maps{}
+		t.maps = newMaps()
 	}
 	return t
 }
@@ -74,11 +90,8 @@ func (m *machine) fork(pid, ppid, tid, ptid int32) {
 	}
 	if pid != ppid && t.maps != parent.maps {
 		t.maps.m = append(t.maps.m[:0:0], parent.maps.m...) // a new process: a copy of the parent's maps
+		t.maps.changed()
 	}
-}
-
-func (ms *maps) clone() *maps {
-	return &maps{m: append([]*mapping(nil), ms.m...)}
 }
 
 // insert adds mp, cutting or removing the mappings it overlaps, as
@@ -107,13 +120,23 @@ func (ms *maps) insert(mp *mapping) {
 	out = append(out, mp)
 	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
 	ms.m = out
+	ms.changed()
 }
 
 // find returns the mapping that holds addr.
 func (ms *maps) find(addr uint64) *mapping {
-	i := sort.Search(len(ms.m), func(i int) bool { return ms.m[i].end > addr })
-	if i < len(ms.m) && ms.m[i].start <= addr {
-		return ms.m[i]
+	m := ms.m
+	lo, hi := 0, len(m) // the first mapping ending past addr
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if m[h].end > addr {
+			hi = h
+		} else {
+			lo = h + 1
+		}
+	}
+	if lo < len(m) && m[lo].start <= addr {
+		return m[lo]
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -18,6 +17,14 @@ type Options struct {
 	Warn func(string)
 	// TmpDir holds the copy of a file-mode recording read from a pipe.
 	TmpDir string
+	// Jobs > 1 loads symbol tables on up to Jobs-1 goroutines beside
+	// the replay, as soon as a sample needs one; otherwise each is
+	// loaded when first looked up. The result is the same.
+	Jobs int
+
+	// sink, when set, receives the samples as sites instead of the
+	// SampleFunc (the direct fold).
+	sink sampleSink
 }
 
 // Frame is one resolved callchain entry, as perf script prints it.
@@ -119,19 +126,27 @@ type replay struct {
 
 	queue     []queued
 	arena     []byte // bodies of the queued records
+	spare     []byte // the other arena, for compacting
 	seq       int
 	nextFlush uint64
 	maxTime   uint64
 	lastFlush uint64
 
 	sample Sample
+	sites  siteTable
+	ips    []uint64 // the frames of the sample being delivered, leaf first
+	modes  []uint8  // and their cpumodes
 	frames []Frame
-	named  map[namedKey]Frame // frames already named, by binary and address
+	// sink, when set, receives samples as sites (the direct fold);
+	// otherwise fn receives them as named frames.
+	sink sampleSink
 }
 
-type namedKey struct {
-	dso  *dso
-	addr uint64
+// sampleSink receives each sample in perf's order with its thread. It
+// is told of the replay before the first.
+type sampleSink interface {
+	begin(rp *replay)
+	sample(s *Sample, t *thread) error
 }
 
 type queued struct {
@@ -144,7 +159,7 @@ type queued struct {
 }
 
 func newReplay(h *Header, opt Options, fn SampleFunc) *replay {
-	return &replay{h: h, opt: opt, fn: fn}
+	return &replay{h: h, opt: opt, fn: fn, sink: opt.sink}
 }
 
 func (rp *replay) start() {
@@ -153,7 +168,13 @@ func (rp *replay) start() {
 	}
 	rp.dec = newDecoder(rp.h.Attrs)
 	rp.sym = newSymbolizer(rp.opt.Symbols, rp.h, rp.opt.Warn)
+	if rp.opt.Jobs > 1 {
+		rp.sym.sem = make(chan struct{}, rp.opt.Jobs-1)
+	}
 	rp.mach = newMachine(rp.sym)
+	if rp.sink != nil {
+		rp.sink.begin(rp)
+	}
 }
 
 func (rp *replay) run(src *source) error {
@@ -274,15 +295,15 @@ func (rp *replay) flush(limit uint64) error {
 		rp.queue, rp.arena = rp.queue[:0], rp.arena[:0]
 		return nil
 	}
-	// Compact the arena to the records still queued.
-	var arena []byte
+	// Compact the arena to the records still queued, in the spare one.
+	arena := rp.spare[:0]
 	for i := range rest {
 		q := &rest[i]
 		start := len(arena)
 		arena = append(arena, rp.arena[q.start:q.end]...)
 		q.start, q.end = start, len(arena)
 	}
-	rp.arena = append(rp.arena[:0], arena...)
+	rp.arena, rp.spare = arena, rp.arena[:0]
 	rp.queue = append(rp.queue[:0], rest...)
 	return nil
 }
@@ -345,40 +366,51 @@ func (rp *replay) deliverSample(misc uint16, body []byte, off int64) error {
 		return ErrDwarf
 	}
 	t := rp.mach.findThread(s.Pid, s.Tid)
+	if rp.sink != nil {
+		return rp.sink.sample(s, t)
+	}
+	rp.ips, rp.modes = chainFrames(s, rp.ips[:0], rp.modes[:0])
 	rp.frames = rp.frames[:0]
-	if s.Attr.SampleType&sampleCallchain != 0 {
-		cpumode := s.CPUMode
-		n := 0
-		for _, ip := range s.Callchain {
-			if n >= maxStack {
-				break
-			}
-			if ip >= contextMax {
-				switch ip {
-				case contextHV:
-					cpumode = cpumodeHV
-				case contextKernel:
-					cpumode = cpumodeKernel
-				case contextUser:
-					cpumode = cpumodeUser
-				default:
-					rp.frames = rp.frames[:0] // a corrupt chain: perf drops it all
-					n = maxStack
-				}
-				continue
-			}
-			n++
-			rp.frames = append(rp.frames, rp.resolve(t, cpumode, ip))
-		}
-	} else {
-		rp.frames = append(rp.frames, rp.resolve(t, s.CPUMode, s.IP))
+	for i, ip := range rp.ips {
+		rp.frames = append(rp.frames, rp.frame(rp.site(t, rp.modes[i], ip)))
 	}
 	return rp.fn(s, t.comm, rp.frames)
 }
 
-// resolve names ip as perf's thread__find_symbol does.
-func (rp *replay) resolve(t *thread, cpumode uint16, ip uint64) Frame {
-	f := Frame{IP: ip}
+// chainFrames appends to ips and modes the frames of s's call chain as
+// perf script walks them: leaf first, each with the cpumode its context
+// marker sets, at most maxStack of them, none of a corrupt chain. A
+// sample without a call chain has the one frame of its ip.
+func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
+	if s.Attr.SampleType&sampleCallchain == 0 {
+		return append(ips, s.IP), append(modes, uint8(s.CPUMode))
+	}
+	cpumode := uint8(s.CPUMode)
+	for _, ip := range s.Callchain {
+		if len(ips) >= maxStack {
+			break
+		}
+		if ip >= contextMax {
+			switch ip {
+			case contextHV:
+				cpumode = cpumodeHV
+			case contextKernel:
+				cpumode = cpumodeKernel
+			case contextUser:
+				cpumode = cpumodeUser
+			default:
+				return ips[:0], modes[:0] // a corrupt chain: perf drops it all
+			}
+			continue
+		}
+		ips, modes = append(ips, ip), append(modes, cpumode)
+	}
+	return ips, modes
+}
+
+// site returns the site of ip: the map that holds it, as perf's
+// thread__find_map does, and the address within the map.
+func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
 	var mp *mapping
 	switch cpumode {
 	case cpumodeKernel:
@@ -386,27 +418,44 @@ func (rp *replay) resolve(t *thread, cpumode uint16, ip uint64) Frame {
 	case cpumodeUser:
 		mp = t.maps.find(ip)
 	}
-	if mp == nil {
-		return f
-	}
+	var d *dso
 	addr := ip
-	if !mp.identity {
-		addr = ip - mp.start + mp.pgoff
+	if mp != nil {
+		d = mp.dso
+		if !mp.identity {
+			addr = ip - mp.start + mp.pgoff // perf script prints the address within the map
+		}
 	}
-	k := namedKey{mp.dso, addr}
-	if f, ok := rp.named[k]; ok {
-		return f
+	id, fresh := rp.sites.intern(d, addr)
+	if fresh && d != nil {
+		rp.sym.prefetch(d)
 	}
-	f.DSO = mp.dso.name
-	f.IP = addr // perf script prints the address within the map
-	if name, start, ok := rp.sym.lookup(mp.dso, addr); ok {
-		f.Sym, f.Offset = name, addr-start
-	}
-	if rp.named == nil {
-		rp.named = map[namedKey]Frame{}
-	}
-	rp.named[k] = f
-	return f
+	return id
 }
 
-var _ = fmt.Sprintf
+// resolve looks up the symbol of site id, once.
+func (rp *replay) resolve(id int32) *site {
+	st := &rp.sites.sites[id]
+	if st.sym == symUnresolved {
+		st.sym = -1
+		if st.dso != nil {
+			st.sym = rp.sym.lookup(st.dso, st.addr)
+		}
+	}
+	return st
+}
+
+// frame names site id as perf's thread__find_symbol does.
+func (rp *replay) frame(id int32) Frame {
+	st := rp.resolve(id)
+	f := Frame{IP: st.addr}
+	if st.dso == nil {
+		return f
+	}
+	f.DSO = st.dso.name
+	if st.sym >= 0 {
+		sy := &st.dso.syms[st.sym]
+		f.Sym, f.Offset = sy.display(), st.addr-sy.start
+	}
+	return f
+}

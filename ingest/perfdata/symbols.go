@@ -3,6 +3,7 @@ package perfdata
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
@@ -10,7 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,19 +37,42 @@ type dso struct {
 	kind    dsoKind
 	buildID []byte
 	pid     int32 // JIT maps: the process
+	id      uint32
 
-	loaded bool
-	syms   []symbol // sorted by start, ends fixed up
+	state   dsoState
+	done    chan struct{} // closed when a load on another goroutine ends
+	loadErr error
+	syms    []symbol // sorted by start, ends fixed up
 	// refReloc, refName: the kernel's reference symbol as recorded.
 	refReloc uint64
 	refName  string
 }
+
+type dsoState uint8
+
+const (
+	dsoNew     dsoState = iota
+	dsoLoading          // on another goroutine
+	dsoLoaded
+)
 
 type symbol struct {
 	start, end uint64
 	name       string
 	bind       elf.SymBind
 	typ        elf.SymType
+	// mangled: name is a C++ or Rust name still to be demangled, which
+	// is done when a sample first needs it (most never are).
+	mangled bool
+}
+
+// display returns the name perf script prints for sy, demangling it on
+// first use.
+func (sy *symbol) display() string {
+	if sy.mangled {
+		sy.name, sy.mangled = demangleName(sy.name), false
+	}
+	return sy.name
 }
 
 // SymbolOptions say where symbols are read from, as perf's options do.
@@ -68,6 +92,10 @@ type symbolizer struct {
 	kernel   *dso
 	buildIDs map[string][]byte // path -> build id from the header
 	warn     func(string)
+	nextID   uint32
+	// sem, when set, bounds the loads running on their own goroutines
+	// (Prefetch); without it symbols are loaded at first use.
+	sem chan struct{}
 }
 
 func newSymbolizer(opt SymbolOptions, h *Header, warn func(string)) *symbolizer {
@@ -90,7 +118,7 @@ func (s *symbolizer) dso(name string, buildID []byte, pid int32) *dso {
 		}
 		return d
 	}
-	d := &dso{name: name, kind: dsoELF, buildID: buildID, pid: pid}
+	d := s.newDSO(&dso{name: name, kind: dsoELF, buildID: buildID, pid: pid})
 	if d.buildID == nil {
 		d.buildID = s.buildIDs[name]
 	}
@@ -106,7 +134,7 @@ func (s *symbolizer) dso(name string, buildID []byte, pid int32) *dso {
 
 func (s *symbolizer) kernelDSO() *dso {
 	if s.kernel == nil {
-		s.kernel = &dso{name: "[kernel.kallsyms]", kind: dsoKernel, buildID: s.buildIDs["[kernel.kallsyms]"]}
+		s.kernel = s.newDSO(&dso{name: "[kernel.kallsyms]", kind: dsoKernel, buildID: s.buildIDs["[kernel.kallsyms]"]})
 	}
 	return s.kernel
 }
@@ -120,51 +148,108 @@ func (s *symbolizer) moduleDSO(path string) *dso {
 	if d := s.dsos[name]; d != nil {
 		return d
 	}
-	d := &dso{name: name, kind: dsoModule}
+	d := s.newDSO(&dso{name: name, kind: dsoModule})
 	s.dsos[name] = d
 	return d
 }
 
 func (s *symbolizer) ksymDSO(name string, addr, length uint64) *dso {
-	d := &dso{name: name, kind: dsoKsym, loaded: true,
-		syms: []symbol{{start: addr, end: addr + length, name: name}}}
+	d := s.newDSO(&dso{name: name, kind: dsoKsym, state: dsoLoaded,
+		syms: []symbol{{start: addr, end: addr + length, name: name}}})
 	return d
 }
 
-// lookup names addr (file-relative for ELF maps, absolute otherwise).
-func (s *symbolizer) lookup(d *dso, addr uint64) (string, uint64, bool) {
-	if !d.loaded {
-		d.loaded = true
-		s.load(d)
-	}
+func (s *symbolizer) newDSO(d *dso) *dso {
+	s.nextID++
+	d.id = s.nextID
+	return d
+}
+
+// lookup returns the index in d.syms of the symbol holding addr
+// (file-relative for ELF maps, absolute otherwise), or -1.
+func (s *symbolizer) lookup(d *dso, addr uint64) int32 {
+	s.ensure(d)
 	syms := d.syms
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].start > addr }) - 1
+	lo, hi := 0, len(syms) // the first symbol starting past addr
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if syms[m].start > addr {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	i := lo - 1
 	for k := i; k >= 0 && k > i-8; k-- {
 		sy := &syms[k]
 		if addr >= sy.start && (addr < sy.end || addr == sy.start) {
-			return sy.name, sy.start, true
+			return int32(k)
 		}
 	}
-	return "", 0, false
+	return -1
 }
 
-func (s *symbolizer) load(d *dso) {
-	var err error
+// prefetch starts loading d's symbols on a goroutine of their own, when
+// the symbolizer has room for them (sem); lookup waits for the load.
+// What the load reads of d is copied now: the replay goes on changing
+// the dso (a later mmap's build id) as loading at first use would not
+// see.
+func (s *symbolizer) prefetch(d *dso) {
+	if s.sem == nil || d.state != dsoNew {
+		return
+	}
+	d.state = dsoLoading
+	d.done = make(chan struct{})
+	snap := d.snapshot()
+	go func() {
+		s.sem <- struct{}{}
+		snap.loadErr = s.load(snap)
+		<-s.sem
+		d.syms, d.loadErr = snap.syms, snap.loadErr
+		close(d.done)
+	}()
+}
+
+// ensure loads d's symbols, or waits for the load prefetch began, and
+// says once when there are none.
+func (s *symbolizer) ensure(d *dso) {
+	switch d.state {
+	case dsoLoaded:
+		return
+	case dsoNew:
+		snap := d.snapshot()
+		d.loadErr = s.load(snap)
+		d.syms = snap.syms
+	case dsoLoading:
+		<-d.done
+	}
+	d.state = dsoLoaded
+	if d.loadErr != nil && s.warn != nil {
+		s.warn(fmt.Sprintf("no symbols for %s: %v", d.name, d.loadErr))
+	}
+}
+
+// snapshot copies what loading reads of d.
+func (d *dso) snapshot() *dso {
+	return &dso{name: d.name, kind: d.kind, buildID: d.buildID, pid: d.pid, id: d.id, refReloc: d.refReloc, refName: d.refName}
+}
+
+// load reads d's symbols into d.syms. It touches nothing but d and
+// reads the symbolizer's options only, so loads may run concurrently.
+func (s *symbolizer) load(d *dso) error {
 	switch d.kind {
 	case dsoKernel:
-		err = s.loadKallsyms(d)
+		return s.loadKallsyms(d)
 	case dsoModule:
 		s.loadModuleFromKallsyms(d)
 	case dsoJIT:
-		err = s.loadPerfMap(d)
+		return s.loadPerfMap(d)
 	case dsoVDSO:
-		err = s.loadVDSO(d)
+		return s.loadVDSO(d)
 	case dsoELF:
-		err = s.loadELF(d)
+		return s.loadELF(d)
 	}
-	if err != nil && s.warn != nil {
-		s.warn(fmt.Sprintf("no symbols for %s: %v", d.name, err))
-	}
+	return nil
 }
 
 // --- ELF -------------------------------------------------------------
@@ -297,8 +382,7 @@ func (s *symbolizer) loadELF(d *dso) error {
 			syms := s.elfSymbols(mini.f, runtime.f, false)
 			syms = append(syms, s.elfSymbols(runtime.f, runtime.f, true)...)
 			d.syms = fixup(syms, false)
-			d.syms = append(d.syms, pltSymbols(runtime.f, s)...)
-			d.syms = sortSyms(d.syms)
+			d.syms = mergeSyms(d.syms, pltSymbols(runtime.f, s))
 			return nil
 		}
 	}
@@ -314,79 +398,198 @@ func (s *symbolizer) loadELF(d *dso) error {
 	syms := s.elfSymbols(symsSrc.f, runtime.f, !symsSrc.symtab)
 	if len(syms) > 0 {
 		d.syms = fixup(syms, false)
-		d.syms = sortSyms(append(d.syms, pltSymbols(runtime.f, s)...))
+		d.syms = mergeSyms(d.syms, pltSymbols(runtime.f, s))
 	}
 	return nil
 }
 
+// sortSyms sorts s by start, keeping the order of equal starts, as
+// perf's insertion in its tree does. Symbol tables are often sorted
+// already; others are sorted by (start, index) keys, which move less
+// than the symbols and need no stable sort.
 func sortSyms(s []symbol) []symbol {
-	sort.SliceStable(s, func(i, j int) bool { return s[i].start < s[j].start })
-	return s
-}
-
-// elfSymbols reads the function, object and label symbols of f (its
-// .dynsym when dynsym, else .symtab), at file offsets as perf keeps them.
-func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) []symbol {
-	var list []elf.Symbol
-	var err error
-	if dynsym {
-		list, err = f.DynamicSymbols()
-	} else {
-		list, err = f.Symbols()
+	if slices.IsSortedFunc(s, func(a, b symbol) int { return cmp.Compare(a.start, b.start) }) {
+		return s
 	}
-	if err != nil {
-		return nil
+	type key struct {
+		start uint64
+		i     int
 	}
-	var out []symbol
-	for _, sy := range list {
-		typ, bind := elf.ST_TYPE(sy.Info), elf.ST_BIND(sy.Info)
-		vis := elf.ST_VISIBILITY(sy.Other)
-		isFunc := (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && sy.Name != "" && sy.Section != elf.SHN_UNDEF
-		isObj := typ == elf.STT_OBJECT && sy.Name != "" && sy.Section != elf.SHN_UNDEF
-		isLabel := typ == elf.STT_NOTYPE && sy.Name != "" && sy.Section != elf.SHN_UNDEF && sy.Section != elf.SHN_ABS &&
-			vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
-		if !isLabel && !isFunc && !isObj {
-			continue
+	keys := make([]key, len(s))
+	for i := range s {
+		keys[i] = key{s[i].start, i}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.start != b.start {
+			return cmp.Compare(a.start, b.start)
 		}
-		if sy.Section == elf.SHN_ABS || int(sy.Section) >= len(f.Sections) {
-			continue
-		}
-		sec := f.Sections[sy.Section]
-		if sec.Flags&elf.SHF_ALLOC == 0 {
-			continue
-		}
-		if sec.Type == elf.SHT_NOBITS && int(sy.Section) < len(runtime.Sections) {
-			sec = runtime.Sections[sy.Section]
-		}
-		if isLabel && !strings.Contains(sec.Name, "text") && !strings.Contains(sec.Name, "data") {
-			continue
-		}
-		v := sy.Value
-		if ph := loadSegment(runtime, v); ph != nil {
-			v -= ph.Vaddr - ph.Off
-		} else {
-			v -= sec.Addr - sec.Offset
-		}
-		name := sy.Name
-		if !s.opt.NoDemangle {
-			name = demangleName(name)
-		}
-		out = append(out, symbol{start: v, end: v + sy.Size, name: name, bind: bind, typ: typ})
+		return a.i - b.i
+	})
+	out := make([]symbol, len(s))
+	for j, k := range keys {
+		out[j] = s[k.i]
 	}
 	return out
 }
 
-func loadSegment(f *elf.File, vaddr uint64) *elf.ProgHeader {
+// mergeSyms returns the sorted syms and more as one sorted list, syms
+// first at equal starts: what sorting them appended would give.
+func mergeSyms(syms, more []symbol) []symbol {
+	if len(more) == 0 {
+		return syms
+	}
+	more = sortSyms(more)
+	out := make([]symbol, 0, len(syms)+len(more))
+	i, j := 0, 0
+	for i < len(syms) && j < len(more) {
+		if more[j].start < syms[i].start {
+			out = append(out, more[j])
+			j++
+		} else {
+			out = append(out, syms[i])
+			i++
+		}
+	}
+	out = append(out, syms[i:]...)
+	return append(out, more[j:]...)
+}
+
+// elfSymbols reads the function, object and label symbols of f (its
+// .dynsym when dynsym, else .symtab), at file offsets as perf keeps them.
+// C++ and Rust names are marked to be demangled at first use.
+func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) []symbol {
+	list, err := rawSymbols(f, dynsym)
+	if err != nil {
+		return nil
+	}
+	loads := loadSegments(runtime)
+	var out []symbol
+	for _, sy := range list {
+		typ, bind := elf.ST_TYPE(sy.info), elf.ST_BIND(sy.info)
+		vis := elf.ST_VISIBILITY(sy.other)
+		if sy.name == "" || sy.shndx == elf.SHN_UNDEF {
+			continue
+		}
+		isFunc := typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC
+		isObj := typ == elf.STT_OBJECT
+		isLabel := typ == elf.STT_NOTYPE && sy.shndx != elf.SHN_ABS &&
+			vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
+		if !isLabel && !isFunc && !isObj {
+			continue
+		}
+		if sy.shndx == elf.SHN_ABS || int(sy.shndx) >= len(f.Sections) {
+			continue
+		}
+		sec := f.Sections[sy.shndx]
+		if sec.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		if sec.Type == elf.SHT_NOBITS && int(sy.shndx) < len(runtime.Sections) {
+			sec = runtime.Sections[sy.shndx]
+		}
+		if isLabel && !strings.Contains(sec.Name, "text") && !strings.Contains(sec.Name, "data") {
+			continue
+		}
+		v := sy.value
+		if ph := loads.find(v); ph != nil {
+			v -= ph.Vaddr - ph.Off
+		} else {
+			v -= sec.Addr - sec.Offset
+		}
+		mangled := !s.opt.NoDemangle && (strings.HasPrefix(sy.name, "_Z") || strings.HasPrefix(sy.name, "_R"))
+		out = append(out, symbol{start: v, end: v + sy.size, name: sy.name, bind: bind, typ: typ, mangled: mangled})
+	}
+	return out
+}
+
+// rawSymbol is an ELF symbol as the table holds it.
+type rawSymbol struct {
+	name        string
+	info, other byte
+	shndx       elf.SectionIndex
+	value, size uint64
+}
+
+// rawSymbols reads f's .symtab (or .dynsym) as it is: a little-endian
+// 64-bit table is walked in place, its names cut from one string of the
+// string table (debug/elf allocates each); other files go through
+// debug/elf.
+func rawSymbols(f *elf.File, dynsym bool) ([]rawSymbol, error) {
+	typ := elf.SHT_SYMTAB
+	if dynsym {
+		typ = elf.SHT_DYNSYM
+	}
+	var sec *elf.Section
+	for _, sc := range f.Sections {
+		if sc.Type == typ {
+			sec = sc
+			break
+		}
+	}
+	if sec == nil {
+		return nil, elf.ErrNoSymbols
+	}
+	if f.Class != elf.ELFCLASS64 || f.ByteOrder != binary.LittleEndian || int(sec.Link) >= len(f.Sections) {
+		var list []elf.Symbol
+		var err error
+		if dynsym {
+			list, err = f.DynamicSymbols()
+		} else {
+			list, err = f.Symbols()
+		}
+		out := make([]rawSymbol, len(list))
+		for i, sy := range list {
+			out[i] = rawSymbol{name: sy.Name, info: sy.Info, other: sy.Other, shndx: sy.Section, value: sy.Value, size: sy.Size}
+		}
+		return out, err
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil, err
+	}
+	strs, err := f.Sections[sec.Link].Data()
+	if err != nil {
+		return nil, err
+	}
+	str := string(strs)
+	const entSize = 24
+	if len(data) < entSize {
+		return nil, nil
+	}
+	out := make([]rawSymbol, 0, len(data)/entSize-1)
+	for p := data[entSize:]; len(p) >= entSize; p = p[entSize:] {
+		le := binary.LittleEndian
+		name := ""
+		if off := le.Uint32(p); int(off) < len(str) {
+			name = str[off:]
+			if i := strings.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+		}
+		out = append(out, rawSymbol{name: name, info: p[4], other: p[5], shndx: elf.SectionIndex(le.Uint16(p[6:])),
+			value: le.Uint64(p[8:]), size: le.Uint64(p[16:])})
+	}
+	return out, nil
+}
+
+// loads are a file's PT_LOAD segments.
+type loads []*elf.ProgHeader
+
+func loadSegments(f *elf.File) loads {
+	var l loads
 	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
+		if p.Type == elf.PT_LOAD && max(p.Memsz, p.Filesz) > 0 {
+			l = append(l, &p.ProgHeader)
 		}
-		sz := max(p.Memsz, p.Filesz)
-		if sz == 0 {
-			continue
-		}
-		if vaddr >= p.Vaddr && vaddr < p.Vaddr+sz {
-			return &p.ProgHeader
+	}
+	return l
+}
+
+// find returns the segment holding vaddr.
+func (l loads) find(vaddr uint64) *elf.ProgHeader {
+	for _, p := range l {
+		if vaddr >= p.Vaddr && vaddr < p.Vaddr+max(p.Memsz, p.Filesz) {
+			return p
 		}
 	}
 	return nil
@@ -503,17 +706,19 @@ func better(a, b *symbol) bool {
 	if gb && !ga {
 		return false
 	}
-	ua, ub := underscores(a.name), underscores(b.name)
+	// perf compares the names as it shows them: demangled.
+	an, bn := a.display(), b.display()
+	ua, ub := underscores(an), underscores(bn)
 	if ub > ua {
 		return true
 	}
 	if ua > ub {
 		return false
 	}
-	if len(a.name) > len(b.name) {
+	if len(an) > len(bn) {
 		return true
 	}
-	if len(a.name) < len(b.name) {
+	if len(an) < len(bn) {
 		return false
 	}
 	return true
@@ -558,7 +763,7 @@ func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 			entry = 8
 		}
 	}
-	syms, err := f.DynamicSymbols()
+	syms, err := rawSymbols(f, true)
 	if err != nil {
 		return nil
 	}
@@ -596,7 +801,7 @@ func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 	for _, e := range ents {
 		name := ""
 		if e.sym > 0 && int(e.sym) <= len(syms) {
-			name = syms[e.sym-1].Name
+			name = syms[e.sym-1].name
 			if !s.opt.NoDemangle {
 				name = demangleName(name)
 			}
@@ -624,28 +829,31 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 		}
 		path = "/proc/kallsyms"
 	}
-	f, err := os.Open(path)
+	data, err := readAll(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var syms []symbol
+	text := string(data) // the names are cut from it, not copied one by one
+	syms := make([]symbol, 0, strings.Count(text, "\n")+1)
 	var ref uint64
 	refName := d.refName
 	if refName == "" {
 		refName = "_text"
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	for len(text) > 0 {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
 		// "ffffffff81000000 T _text" or "ffffffffc0000000 t foo\t[mod]"
 		sp1 := strings.IndexByte(line, ' ')
 		if sp1 < 0 || len(line) < sp1+4 {
 			continue
 		}
-		addr, err := strconv.ParseUint(line[:sp1], 16, 64)
-		if err != nil {
+		addr, ok := parseHex(line[:sp1])
+		if !ok {
 			continue
 		}
 		typ := line[sp1+1]
@@ -672,9 +880,6 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 		}
 		syms = append(syms, symbol{start: addr, end: addr, name: name, bind: bind})
 	}
-	if err := sc.Err(); err != nil {
-		return err
-	}
 	if ref != 0 && d.refReloc != 0 && ref != d.refReloc {
 		delta := d.refReloc - ref
 		for i := range syms {
@@ -687,6 +892,63 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 }
 
 func (s *symbolizer) loadModuleFromKallsyms(d *dso) {}
+
+// readAll reads a file whole. Files of /proc say they are empty: they
+// are read into a buffer that starts large (os.ReadFile grows one from
+// 512 bytes, copying /proc/kallsyms's megabytes a dozen times).
+func readAll(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	n := 8 << 20
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		n = int(st.Size()) + 1
+	}
+	buf := make([]byte, 0, n)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		k, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// parseHex parses a hexadecimal number as strconv.ParseUint(x, 16, 64)
+// does, without its error value.
+func parseHex(x string) (uint64, bool) {
+	if x == "" {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(x); i++ {
+		c := x[i]
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		if v>>60 != 0 {
+			return 0, false // overflow
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, true
+}
 
 func runningKernelBuildID() []byte {
 	data, err := os.ReadFile("/sys/kernel/notes")
