@@ -2,10 +2,13 @@ package perfdata
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/fold"
@@ -178,4 +181,42 @@ func renameComm(t *testing.T, data []byte, from, to string) []byte {
 		t.Fatalf("no %q in the recording", from)
 	}
 	return out
+}
+
+// TestDirectErrors: a recording cut short fails with the same error
+// whether it is read on one goroutine or handed from a reading one.
+func TestDirectErrors(t *testing.T) {
+	root := "../../testdata/perfdata"
+	data, err := os.ReadFile(filepath.Join(root, "kernel", "perf.data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 1000} {
+		var errs []string
+		for _, jobs := range []int{1, 2} {
+			o := format.WithEnv(format.MapOptions{"symfs": "/nonexistent", "kallsyms": "/nonexistent", "jobs": jobs}, format.Env{TmpDir: t.TempDir()})
+			p, err := Format.NewDocument(o, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = p.Read("cut", bytes.NewReader(data[:cut]))
+			if err == nil {
+				t.Fatalf("cut at %d, -j %d: no error", cut, jobs)
+			}
+			errs = append(errs, err.Error())
+		}
+		if errs[0] != errs[1] {
+			t.Errorf("cut at %d: -j 1 says %q, -j 2 %q", cut, errs[0], errs[1])
+		}
+	}
+	// An error of the fold (a failing emit, at the first sample: the
+	// table is flushed at each) stops the reading goroutine.
+	o := format.WithEnv(format.MapOptions{"symfs": "/nonexistent", "kallsyms": "/nonexistent", "jobs": 2}, format.Env{Mem: 1})
+	p, err := Format.NewDocument(o, func([]byte, fold.Count) error { return errors.New("emit fails") }, stream.NewDiag(io.Discard, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Read("rec", bytes.NewReader(data)); err == nil || !strings.Contains(err.Error(), "emit fails") {
+		t.Errorf("a failing emit: %v", err)
+	}
 }

@@ -1,16 +1,21 @@
 package perfdata
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/binary"
+	"slices"
+
+	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/perfscript"
 )
 
 // folder folds samples into stacks without printing them. A sample is
-// its header (process, thread, event) and the sites of its call chain,
-// and samples that repeat are summed under those numbers. When the
-// table fills (the run's memory for the parser), or the recording ends,
-// it is flushed: the new sites are looked up in their symbol tables;
+// written down as its header (process, thread, event) and the sites of
+// its call chain. When that list fills (the run's memory for the
+// parser), or the recording ends, it is flushed: the new sites are
+// looked up in their symbol tables;
 // each site is named once, by the perf-script parser's own rules
 // (perfscript.Namer) on the line perf script would print for it; the
 // samples are summed again by folded stack (names, with --skip-after
@@ -21,6 +26,7 @@ type folder struct {
 	emit   format.EmitFunc
 	addrs  bool  // --addrs: an unknown symbol is named by its address
 	budget int64 // bytes the table of samples holds before it is flushed
+	jobs   int   // goroutines a flush may sort on
 	rp     *replay
 
 	hdrs  []hdr
@@ -29,15 +35,22 @@ type folder struct {
 	names  [][]byte // process name frames; a stack's key holds index+1
 	nameOf map[string]int32
 
-	// The samples: header id and sites, leaf first → count.
-	samples  sums
+	// The samples, in order: header id, number of sites, weight (two
+	// words), sites leaf first. Writing them down costs less than summing
+	// them by sites, which nearly all differ (the leaf's address).
+	recs     [][]uint32
+	recsLen  int // words in recs
 	resolved int // sites[:resolved] have had their symbols looked up
 
-	// Folded frames, by fid.
-	frames []frameName
-	text   []byte
-	ends   []int32
-	fidOf  map[nameKey]int32
+	// Folded frames, by fid, and the pieces of text they and the
+	// process names are made of (tokens), each held once.
+	frames  []frameName
+	fidToks []int32
+	fidOf   map[nameKey]int32
+	nameTok []int32 // by index in names
+	toks    []tokRef
+	tokText []byte
+	tokOf   map[string]int32
 
 	// The stacks of one flush: name and fids, leaf first → count.
 	stacks sums
@@ -47,6 +60,11 @@ type folder struct {
 	key, line []byte
 	stack     []byte
 	fids      []int32
+	seq       []int32 // the stacks of a flush as tokens
+	seqOff    []uint32
+	order     []int32
+	merged    []int32
+	scratch   [2][]byte // compareSeqs's
 }
 
 type hdrKey struct {
@@ -60,11 +78,15 @@ type hdr struct {
 	name int32 // index+1 in names; 0: none
 }
 
+// frameName is a folded frame: its pieces' tokens, fidToks[tokOff:]
+// (nends of them), their text's length, and whether --skip-after names
+// it.
 type frameName struct {
-	off, tlen     uint32 // text[off:off+tlen]
-	endOff, nends uint32 // ends[endOff:endOff+nends]
-	skipAfter     bool
+	tlen, tokOff, nends uint32
+	skipAfter           bool
 }
+
+type tokRef struct{ off, n uint32 }
 
 // nameKey is what a site's folded frame depends on: its symbol (or,
 // for an unknown one, its binary, and its address with --addrs) and
@@ -76,8 +98,8 @@ type nameKey struct {
 	java bool
 }
 
-func newFolder(namer *perfscript.Namer, emit format.EmitFunc, addrs bool, budget int64) *folder {
-	return &folder{namer: namer, emit: emit, addrs: addrs, budget: max(budget, 1)}
+func newFolder(namer *perfscript.Namer, emit format.EmitFunc, addrs bool, budget int64, jobs int) *folder {
+	return &folder{namer: namer, emit: emit, addrs: addrs, budget: max(budget, 1), jobs: jobs}
 }
 
 // begin starts a recording: sites, headers and frames are its own.
@@ -85,8 +107,9 @@ func (f *folder) begin(rp *replay) {
 	f.rp = rp
 	f.hdrs, f.hdrOf = f.hdrs[:0], map[hdrKey]int32{}
 	f.names, f.nameOf = f.names[:0], map[string]int32{}
-	f.frames, f.text, f.ends, f.fidOf = f.frames[:0], f.text[:0], f.ends[:0], map[nameKey]int32{}
-	f.samples.reset()
+	f.frames, f.fidToks, f.fidOf = f.frames[:0], f.fidToks[:0], map[nameKey]int32{}
+	f.nameTok, f.toks, f.tokText, f.tokOf = f.nameTok[:0], f.toks[:0], f.tokText[:0], map[string]int32{}
+	f.recs, f.recsLen = f.recs[:0], 0
 	f.resolved = 0
 }
 
@@ -106,19 +129,62 @@ func (f *folder) sample(s *Sample, t *thread) error {
 	f.namer.Folded(1)
 	ips, modes := chainFrames(s, f.ips[:0], f.modes[:0])
 	f.ips, f.modes = ips, modes
-	k := binary.LittleEndian.AppendUint32(f.key[:0], uint32(hid))
-	for i, ip := range ips {
-		k = binary.LittleEndian.AppendUint32(k, uint32(f.rp.site(t, modes[i], ip)))
+	w := f.namer.Weight(&h.Header, s.Period).N
+	c := len(f.recs) - 1
+	if c < 0 || len(f.recs[c])+4+len(ips) > cap(f.recs[c]) {
+		f.recs = append(f.recs, make([]uint32, 0, max(min(recChunk, int(f.budget/4)), 4+len(ips))))
+		c++
 	}
-	f.key = k
-	if err := f.samples.add(k, f.namer.Weight(&h.Header, s.Period), 1); err != nil {
-		return err
-	}
-	if f.samples.size() > f.budget {
+	r := append(f.recs[c], uint32(hid), uint32(len(ips)), uint32(w), uint32(w>>32))
+	r = f.sites(r, t, ips, modes)
+	f.recs[c] = r
+	f.recsLen += 4 + len(ips)
+	if int64(f.recsLen)*4 > f.budget {
 		return f.flush()
 	}
 	return nil
 }
+
+// sites appends the sites of a sample's frames to r. A thread's
+// consecutive samples share their outer callers: the frames equal to the
+// thread's last sample's, from the root, take its sites, while the maps
+// that placed them are unchanged.
+func (f *folder) sites(r []uint32, t *thread, ips []uint64, modes []uint8) []uint32 {
+	rp := f.rp
+	last := &t.last
+	same := 0
+	if last.mapsGen == t.maps.gen && last.kernelGen == rp.mach.kernel.gen && last.rp == rp {
+		i, j := len(ips)-1, len(last.ips)-1
+		for i >= 0 && j >= 0 && ips[i] == last.ips[j] && modes[i] == last.modes[j] {
+			i, j = i-1, j-1
+		}
+		same = len(ips) - 1 - i
+	}
+	start := len(r)
+	for i := range len(ips) - same {
+		r = append(r, uint32(rp.site(t, modes[i], ips[i])))
+	}
+	r = append(r, last.sites[len(last.sites)-same:]...)
+	last.ips = append(last.ips[:0], ips...)
+	last.modes = append(last.modes[:0], modes...)
+	last.sites = append(last.sites[:0], r[start:]...)
+	last.mapsGen, last.kernelGen, last.rp = t.maps.gen, rp.mach.kernel.gen, rp
+	return r
+}
+
+// lastChain is a thread's last sample's frames, leaf first, with their
+// sites, valid while the thread's maps and the kernel's are as they were.
+type lastChain struct {
+	ips                []uint64
+	modes              []uint8
+	sites              []uint32
+	mapsGen, kernelGen uint64
+	rp                 *replay
+}
+
+// recChunk is how many words of samples a chunk holds: chunks are never
+// copied as one slice growing would be.
+const recChunk = 1 << 18
 
 // header returns the id of the sample's header, parsed once per thread
 // name, pid, tid and event.
@@ -141,6 +207,7 @@ func (f *folder) header(s *Sample, t *thread) (int32, error) {
 			n, ok := f.nameOf[string(h.Name)]
 			if !ok {
 				f.names = append(f.names, h.Name)
+				f.nameTok = append(f.nameTok, f.intern(h.Name))
 				n = int32(len(f.names))
 				f.nameOf[string(h.Name)] = n
 			}
@@ -157,7 +224,7 @@ func (f *folder) header(s *Sample, t *thread) (int32, error) {
 // flush names the sites of the samples summed so far, sums them again
 // by folded stack, and emits each stack once.
 func (f *folder) flush() error {
-	if len(f.samples.ents) == 0 {
+	if f.recsLen == 0 {
 		return nil
 	}
 	rp := f.rp
@@ -166,76 +233,210 @@ func (f *folder) flush() error {
 	}
 	f.resolved = len(rp.sites.sites)
 
-	for i := range f.samples.ents {
-		e := &f.samples.ents[i]
-		b := f.samples.key(e)
-		h := &f.hdrs[u32(b)]
-		java := 0
-		if h.Java {
-			java = 1
-		}
-		named := h.name > 0
-		fids := f.fids[:0]
-		text := 0
-		for b = b[4:]; len(b) >= 4; b = b[4:] {
-			fid, err := f.fid(int32(u32(b)), java)
-			if err != nil {
+	for _, r := range f.recs {
+		for len(r) > 0 {
+			h := &f.hdrs[r[0]]
+			n := int(r[1])
+			w := fold.Int(uint64(r[2]) | uint64(r[3])<<32)
+			sites := r[4 : 4+n]
+			r = r[4+n:]
+			java := 0
+			if h.Java {
+				java = 1
+			}
+			named := h.name > 0
+			fids := f.fids[:0]
+			text := 0
+			for _, site := range sites {
+				fid, err := f.fid(int32(site), java)
+				if err != nil {
+					return err
+				}
+				fr := &f.frames[fid]
+				if fr.nends > 0 { // else a frame perf-script folding leaves out
+					fids = append(fids, fid)
+					text += int(fr.tlen)
+				}
+				if fr.skipAfter {
+					named = false // no callers, no process name
+					break
+				}
+			}
+			f.fids = fids
+			if (!named || len(f.names[h.name-1]) == 0) && text == 0 {
+				f.namer.Folded(-1) // an empty stack is no sample
+				continue
+			}
+			sk := f.key[:0]
+			if named {
+				sk = binary.LittleEndian.AppendUint32(sk, uint32(h.name))
+			} else {
+				sk = binary.LittleEndian.AppendUint32(sk, 0)
+			}
+			for _, fid := range fids {
+				sk = binary.LittleEndian.AppendUint32(sk, uint32(fid))
+			}
+			f.key = sk
+			if err := f.stacks.add(sk, w, 1); err != nil {
 				return err
 			}
-			fr := &f.frames[fid]
-			if fr.nends > 0 { // else a frame perf-script folding leaves out
-				fids = append(fids, fid)
-				text += int(fr.tlen)
-			}
-			if fr.skipAfter {
-				named = false // no callers, no process name
-				break
-			}
-		}
-		f.fids = fids
-		if (!named || len(f.names[h.name-1]) == 0) && text == 0 {
-			f.namer.Folded(-e.n) // an empty stack is no sample
-			continue
-		}
-		sk := f.key[:0]
-		if named {
-			sk = binary.LittleEndian.AppendUint32(sk, uint32(h.name))
-		} else {
-			sk = binary.LittleEndian.AppendUint32(sk, 0)
-		}
-		for _, fid := range fids {
-			sk = binary.LittleEndian.AppendUint32(sk, uint32(fid))
-		}
-		f.key = sk
-		if err := f.stacks.add(sk, e.w, e.n); err != nil {
-			return err
 		}
 	}
-	f.samples.reset()
+	// The chunks go: the next flush may be far off, the memory better
+	// used meanwhile.
+	clear(f.recs)
+	f.recs, f.recsLen = f.recs[:0], 0
 
-	for j := range f.stacks.ents {
-		e := &f.stacks.ents[j]
-		b := f.stacks.key(e)
-		s := f.stack[:0]
+	// Each stack as its pieces of text (tokens), root first; emitted in
+	// the order of their text, which is the output's: the aggregator's
+	// sort then finds them in order.
+	ents := f.stacks.ents
+	seq, offs := f.seq[:0], f.seqOff[:0]
+	if n := len(ents) + 1; cap(offs) < n {
+		offs = make([]uint32, 0, n)
+	}
+	for j := range ents {
+		b := f.stacks.key(&ents[j])
+		offs = append(offs, uint32(len(seq)))
+		start := len(seq)
+		add := func(tok int32) {
+			// A stack's leading empty pieces leave no text and no ';'.
+			if len(seq) > start || f.toks[tok].n > 0 {
+				seq = append(seq, tok)
+			}
+		}
 		if n := u32(b); n > 0 {
-			s = append(s, f.names[n-1]...)
+			add(f.nameTok[n-1])
 		}
 		for i := len(b) - 4; i >= 4; i -= 4 {
 			fr := &f.frames[u32(b[i:])]
-			text := f.text[fr.off : fr.off+fr.tlen]
-			start := int32(0)
-			for _, end := range f.ends[fr.endOff : fr.endOff+fr.nends] {
-				s = perfscript.AppendFrame(s, text[start:end])
-				start = end
+			for _, tok := range f.fidToks[fr.tokOff : fr.tokOff+fr.nends] {
+				add(tok)
 			}
 		}
-		f.stack = s
-		if err := f.emit(s, e.w); err != nil {
+	}
+	offs = append(offs, uint32(len(seq)))
+	f.seq, f.seqOff = seq, offs
+	order := f.order[:0]
+	for j := range ents {
+		order = append(order, int32(j))
+	}
+	order = f.sortStacks(order, seq, offs)
+	f.order = order
+	for _, j := range order {
+		f.stack = f.join(f.stack[:0], seq[offs[j]:offs[j+1]])
+		if err := f.emit(f.stack, ents[j].w); err != nil {
 			return err
 		}
 	}
 	f.stacks.reset()
 	return nil
+}
+
+// sortStacks sorts the stacks order numbers by their text. With more
+// than one job, each half is sorted on its own goroutine, then merged.
+func (f *folder) sortStacks(order, seq []int32, offs []uint32) []int32 {
+	sortPart := func(part []int32, scratch *[2][]byte) {
+		slices.SortFunc(part, func(a, b int32) int {
+			return f.compareSeqs(seq[offs[a]:offs[a+1]], seq[offs[b]:offs[b+1]], scratch)
+		})
+	}
+	if f.jobs < 2 || len(order) < 1<<12 {
+		sortPart(order, &f.scratch)
+		return order
+	}
+	half := len(order) / 2
+	done := make(chan struct{})
+	go func() {
+		var scratch [2][]byte
+		sortPart(order[half:], &scratch)
+		close(done)
+	}()
+	sortPart(order[:half], &f.scratch)
+	<-done
+	merged := f.merged[:0]
+	a, b := order[:half], order[half:]
+	for len(a) > 0 && len(b) > 0 {
+		if f.compareSeqs(seq[offs[b[0]]:offs[b[0]+1]], seq[offs[a[0]]:offs[a[0]+1]], &f.scratch) < 0 {
+			merged, b = append(merged, b[0]), b[1:]
+		} else {
+			merged, a = append(merged, a[0]), a[1:]
+		}
+	}
+	merged = append(append(merged, a...), b...)
+	f.merged = order // the arrays trade places
+	return merged
+}
+
+// join appends the text of a stack's tokens, root first: joined by ';',
+// as perfscript.AppendFrame joins frames once the leading empty ones
+// are gone.
+func (f *folder) join(dst []byte, toks []int32) []byte {
+	for i, tok := range toks {
+		if i > 0 {
+			dst = append(dst, ';')
+		}
+		dst = append(dst, f.token(tok)...)
+	}
+	return dst
+}
+
+// compareSeqs compares two stacks' texts, as bytes.Compare would, from
+// their tokens: equal tokens are skipped whole, and the first differing
+// one decides, but where one token is the start of the other (then the
+// next byte is the shorter one's ';', or its end).
+func (f *folder) compareSeqs(a, b []int32, scratch *[2][]byte) int {
+	for i := 0; ; i++ {
+		if i == len(a) || i == len(b) {
+			return cmp.Compare(len(a), len(b))
+		}
+		if a[i] == b[i] {
+			continue
+		}
+		x, y := f.token(a[i]), f.token(b[i])
+		n := min(len(x), len(y))
+		if c := bytes.Compare(x[:n], y[:n]); c != 0 {
+			return c
+		}
+		// One is a start of the other (tokens are interned: not equal).
+		if len(x) < len(y) {
+			if i+1 == len(a) {
+				return -1
+			}
+			if c := cmp.Compare(';', y[n]); c != 0 {
+				return c
+			}
+		} else {
+			if i+1 == len(b) {
+				return 1
+			}
+			if c := cmp.Compare(x[n], ';'); c != 0 {
+				return c
+			}
+		}
+		// A ';' within a token (a process name may hold one): compare the
+		// texts.
+		scratch[0], scratch[1] = f.join(scratch[0][:0], a), f.join(scratch[1][:0], b)
+		return bytes.Compare(scratch[0], scratch[1])
+	}
+}
+
+// intern returns the token of a piece of text.
+func (f *folder) intern(b []byte) int32 {
+	if tok, ok := f.tokOf[string(b)]; ok {
+		return tok
+	}
+	tok := int32(len(f.toks))
+	f.toks = append(f.toks, tokRef{off: uint32(len(f.tokText)), n: uint32(len(b))})
+	f.tokText = append(f.tokText, b...)
+	f.tokOf[string(b)] = tok
+	return tok
+}
+
+// token returns the text of a token.
+func (f *folder) token(tok int32) []byte {
+	t := f.toks[tok]
+	return f.tokText[t.off : t.off+t.n]
 }
 
 // fid returns the folded frame of site id in a java process (java 1)
@@ -259,10 +460,12 @@ func (f *folder) fid(id int32, java int) (int32, error) {
 			return 0, err
 		}
 		fid = int32(len(f.frames))
-		f.frames = append(f.frames, frameName{off: uint32(len(f.text)), tlen: uint32(len(text)),
-			endOff: uint32(len(f.ends)), nends: uint32(len(ends)), skipAfter: skipAfter})
-		f.text = append(f.text, text...)
-		f.ends = append(f.ends, ends...)
+		f.frames = append(f.frames, frameName{tlen: uint32(len(text)), tokOff: uint32(len(f.fidToks)), nends: uint32(len(ends)), skipAfter: skipAfter})
+		start := int32(0)
+		for _, end := range ends {
+			f.fidToks = append(f.fidToks, f.intern(text[start:end]))
+			start = end
+		}
 		f.fidOf[k] = fid
 	}
 	st.fid[java] = fid

@@ -70,7 +70,7 @@ func newFormat(text format.Format, viaText bool) format.Format {
 			if budget <= 0 {
 				budget = defaultBudget
 			}
-			f := newFolder(namer, emit, popt.Addrs, budget)
+			f := newFolder(namer, emit, popt.Addrs, budget, o.Jobs)
 			o.sink = f
 			return &parser{f: f, opt: o, filter: popt.EventFilter}, nil
 		},

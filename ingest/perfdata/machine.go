@@ -28,6 +28,7 @@ type thread struct {
 	hdrComm        string
 	hdrPid, hdrTid int32
 	hdrID          int32
+	last           lastChain
 }
 
 // maps is one address space: mappings sorted by start, not overlapping.

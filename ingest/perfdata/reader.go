@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -102,7 +103,7 @@ func replayFile(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header
 		return nil, err
 	}
 	src := &source{r: bufio.NewReaderSize(io.NewSectionReader(ra, dataOff, dataLen), 1<<20), off: dataOff, end: dataOff + dataLen, order: binary.LittleEndian}
-	return h, newReplay(h, opt, fn).run(src)
+	return h, newReplay(h, opt, fn).runAll(src)
 }
 
 func replayPipe(br *bufio.Reader, opt Options, fn SampleFunc) (*Header, error) {
@@ -112,7 +113,7 @@ func replayPipe(br *bufio.Reader, opt Options, fn SampleFunc) (*Header, error) {
 	h := &Header{Pipe: true}
 	src := &source{r: br, off: 16, end: -1, order: binary.LittleEndian}
 	rp := newReplay(h, opt, fn)
-	return h, rp.run(src)
+	return h, rp.runAll(src)
 }
 
 // replay holds the state of one pass over the records.
@@ -127,7 +128,7 @@ type replay struct {
 	queue     []queued
 	arena     []byte // bodies of the queued records
 	spare     []byte // the other arena, for compacting
-	seq       int
+	seq       uint32
 	nextFlush uint64
 	maxTime   uint64
 	lastFlush uint64
@@ -140,6 +141,11 @@ type replay struct {
 	// sink, when set, receives samples as sites (the direct fold);
 	// otherwise fn receives them as named frames.
 	sink sampleSink
+
+	// The goroutines of runAll: batches of ordered records.
+	pipe, free chan *batch
+	stop       chan struct{}
+	cur        *batch
 }
 
 // sampleSink receives each sample in perf's order with its thread. It
@@ -149,14 +155,18 @@ type sampleSink interface {
 	sample(s *Sample, t *thread) error
 }
 
+// queued is a record waiting for its time: arena[start:] holds its
+// offset in the file (8 bytes) and the record, header included.
 type queued struct {
-	time       uint64
-	seq        int
-	typ        uint32
-	misc       uint16
-	off        int64
-	start, end int // the body in arena
+	time  uint64
+	seq   uint32 // arrival order, for ties
+	start uint32
 }
+
+// maxArena bounds the bytes of the records queued (start is 32 bits):
+// past it, everything queued is delivered, as perf's ordered_events
+// does when it reaches its memory limit.
+const maxArena = 1<<32 - 2*maxRecord
 
 func newReplay(h *Header, opt Options, fn SampleFunc) *replay {
 	return &replay{h: h, opt: opt, fn: fn, sink: opt.sink}
@@ -252,15 +262,21 @@ func (rp *replay) run(src *source) error {
 			t, ok = rp.dec.trailerTime(body)
 		}
 		if !ok || t == 0 || t == ^uint64(0) {
-			if err := rp.deliver(typ, misc, body, off); err != nil {
+			if err := rp.out(typ, misc, body, off); err != nil {
 				return err
 			}
 			continue
 		}
+		if len(rp.arena) > maxArena {
+			if err := rp.flush(^uint64(0)); err != nil {
+				return err
+			}
+		}
 		rp.seq++
 		start := len(rp.arena)
-		rp.arena = append(rp.arena, body...)
-		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, typ: typ, misc: misc, off: off, start: start, end: len(rp.arena)})
+		rp.arena = binary.LittleEndian.AppendUint64(rp.arena, uint64(off))
+		rp.arena = append(rp.arena, rec...)
+		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, start: uint32(start)})
 		rp.maxTime = max(rp.maxTime, t)
 	}
 	if rp.dec == nil {
@@ -279,32 +295,140 @@ func (rp *replay) flush(limit uint64) error {
 			}
 			return 1
 		}
-		return a.seq - b.seq
+		return cmp.Compare(a.seq, b.seq)
 	})
 	n := 0
 	for n < len(rp.queue) && rp.queue[n].time <= limit {
-		q := &rp.queue[n]
-		if err := rp.deliver(q.typ, q.misc, rp.arena[q.start:q.end], q.off); err != nil {
+		off, typ, misc, rec := rp.queuedAt(rp.queue[n].start)
+		if err := rp.out(typ, misc, rec[8:], off); err != nil {
 			return err
 		}
-		rp.lastFlush = q.time
+		rp.lastFlush = rp.queue[n].time
 		n++
 	}
 	rest := rp.queue[n:]
 	if len(rest) == 0 {
-		rp.queue, rp.arena = rp.queue[:0], rp.arena[:0]
+		rp.queue, rp.arena, rp.seq = rp.queue[:0], rp.arena[:0], 0
 		return nil
 	}
-	// Compact the arena to the records still queued, in the spare one.
+	// Compact the arena to the records still queued, in the spare one,
+	// and number them again from 0 (they are in arrival order among
+	// equal times): seq never wraps.
 	arena := rp.spare[:0]
 	for i := range rest {
 		q := &rest[i]
+		q.seq = uint32(i)
+		_, _, _, rec := rp.queuedAt(q.start)
 		start := len(arena)
-		arena = append(arena, rp.arena[q.start:q.end]...)
-		q.start, q.end = start, len(arena)
+		arena = append(arena, rp.arena[q.start:int(q.start)+8+len(rec)]...)
+		q.start = uint32(start)
 	}
 	rp.arena, rp.spare = arena, rp.arena[:0]
 	rp.queue = append(rp.queue[:0], rest...)
+	rp.seq = uint32(len(rest))
+	return nil
+}
+
+// queuedAt returns the record queued at arena[start:] and its offset.
+func (rp *replay) queuedAt(start uint32) (off int64, typ uint32, misc uint16, rec []byte) {
+	a := rp.arena[start:]
+	off = int64(binary.LittleEndian.Uint64(a))
+	typ = binary.LittleEndian.Uint32(a[8:])
+	misc = binary.LittleEndian.Uint16(a[12:])
+	size := int(binary.LittleEndian.Uint16(a[14:]))
+	return off, typ, misc, a[8 : 8+size]
+}
+
+func (rp *replay) runAll(src *source) error {
+	if rp.opt.Jobs < 2 || rp.sink == nil {
+		return rp.run(src)
+	}
+	rp.pipe = make(chan *batch, pipeBatches-1)
+	rp.free = make(chan *batch, pipeBatches)
+	rp.stop = make(chan struct{})
+	for i := 0; i < pipeBatches-1; i++ {
+		rp.free <- &batch{}
+	}
+	rp.cur = &batch{}
+	go func() {
+		defer close(rp.pipe)
+		err := rp.run(src)
+		if err == nil {
+			err = io.EOF
+		}
+		if err == errStopped {
+			return
+		}
+		rp.cur.err = err
+		select {
+		case rp.pipe <- rp.cur:
+		case <-rp.stop:
+		}
+	}()
+	for b := range rp.pipe {
+		for _, r := range b.recs {
+			if err := rp.deliver(r.typ, r.misc, b.data[r.start:r.end], r.off); err != nil {
+				close(rp.stop)
+				for range rp.pipe {
+				}
+				return err
+			}
+		}
+		if b.err != nil {
+			if b.err == io.EOF {
+				return nil
+			}
+			return b.err
+		}
+		b.recs, b.data = b.recs[:0], b.data[:0]
+		rp.free <- b
+	}
+	return nil // not reached: the last batch carries io.EOF or an error
+}
+
+// A batch is records read and put in order, handed to the goroutine
+// that delivers them; the last one carries how the reading ended.
+type batch struct {
+	recs []batchRec
+	data []byte // the records' bodies
+	err  error
+}
+
+type batchRec struct {
+	typ        uint32
+	misc       uint16
+	off        int64
+	start, end int
+}
+
+const (
+	pipeBatches = 4
+	batchBytes  = 256 << 10
+)
+
+var errStopped = errors.New("stopped")
+
+// out delivers a record, or hands it to the delivering goroutine.
+func (rp *replay) out(typ uint32, misc uint16, body []byte, off int64) error {
+	if rp.pipe == nil {
+		return rp.deliver(typ, misc, body, off)
+	}
+	b := rp.cur
+	b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: len(b.data), end: len(b.data) + len(body)})
+	b.data = append(b.data, body...)
+	if len(b.data) < batchBytes {
+		return nil
+	}
+	select {
+	case rp.pipe <- b:
+	case <-rp.stop:
+		return errStopped
+	}
+	select {
+	case rp.cur = <-rp.free:
+	case <-rp.stop:
+		return errStopped
+	}
 	return nil
 }
 

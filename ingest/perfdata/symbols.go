@@ -463,7 +463,7 @@ func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) []symbol {
 		return nil
 	}
 	loads := loadSegments(runtime)
-	var out []symbol
+	out := make([]symbol, 0, len(list))
 	for _, sy := range list {
 		typ, bind := elf.ST_TYPE(sy.info), elf.ST_BIND(sy.info)
 		vis := elf.ST_VISIBILITY(sy.other)

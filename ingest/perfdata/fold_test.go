@@ -1,0 +1,82 @@
+package perfdata
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestCompareSeqs: comparing stacks by their tokens orders them as
+// comparing their texts does, where one token starts another (followed
+// by bytes on either side of ';') and where a token holds a ';'.
+func TestCompareSeqs(t *testing.T) {
+	f := &folder{tokOf: map[string]int32{}}
+	words := []string{"a", "ab", "a(", "a:", "a;b", "a;", "b", "", "a~", "ab;c", "zz", ";"}
+	var toks []int32
+	for _, w := range words {
+		toks = append(toks, f.intern([]byte(w)))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	seq := func() []int32 {
+		s := make([]int32, r.IntN(4))
+		for i := range s {
+			s[i] = toks[r.IntN(len(toks))]
+		}
+		// As flush makes them: no leading empty token.
+		for len(s) > 0 && len(f.token(s[0])) == 0 {
+			s = s[1:]
+		}
+		return s
+	}
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	for i := 0; i < 200000; i++ {
+		a, b := seq(), seq()
+		want := bytes.Compare(f.join(nil, a), f.join(nil, b))
+		var scratch [2][]byte
+		if got := f.compareSeqs(a, b, &scratch); sign(got) != want {
+			t.Fatalf("%q vs %q: %d, want %d", f.join(nil, a), f.join(nil, b), got, want)
+		}
+	}
+}
+
+// TestSortStacks: sorting stacks on two goroutines and merging gives
+// the order of their texts, as one sort does.
+func TestSortStacks(t *testing.T) {
+	f := &folder{tokOf: map[string]int32{}, jobs: 2}
+	words := []string{"main", "main.f", "a;b", "x(", "", "zz", "runtime.g", "_start"}
+	var toks []int32
+	for _, w := range words {
+		toks = append(toks, f.intern([]byte(w)))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var seq []int32
+	var offs []uint32
+	var order []int32
+	for i := 0; i < 10000; i++ {
+		offs = append(offs, uint32(len(seq)))
+		for n := r.IntN(6); n > 0; n-- {
+			tok := toks[r.IntN(len(toks))]
+			if len(seq) > int(offs[i]) || len(f.token(tok)) > 0 {
+				seq = append(seq, tok)
+			}
+		}
+		order = append(order, int32(i))
+	}
+	offs = append(offs, uint32(len(seq)))
+	got := f.sortStacks(order, seq, offs)
+	seen := make([]bool, 10000)
+	for _, j := range got {
+		seen[j] = true
+	}
+	if len(got) != 10000 || slices.Contains(seen, false) {
+		t.Fatalf("%d stacks, not each of the 10000 once", len(got))
+	}
+	for i := 1; i < len(got); i++ {
+		a := f.join(nil, seq[offs[got[i-1]]:offs[got[i-1]+1]])
+		b := f.join(nil, seq[offs[got[i]]:offs[got[i]+1]])
+		if bytes.Compare(a, b) > 0 {
+			t.Fatalf("at %d: %q before %q", i, a, b)
+		}
+	}
+}
