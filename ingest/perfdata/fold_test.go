@@ -2,6 +2,7 @@ package perfdata
 
 import (
 	"bytes"
+	"cmp"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -77,6 +78,25 @@ func TestSortStacks(t *testing.T) {
 		b := f.join(nil, seq[offs[got[i]]:offs[got[i]+1]])
 		if bytes.Compare(a, b) > 0 {
 			t.Fatalf("at %d: %q before %q", i, a, b)
+		}
+	}
+}
+
+// TestSortSyms: the radix sort of symbols orders them by start and
+// keeps the order of equal starts, as a stable sort does.
+func TestSortSyms(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 100, 5000} {
+		for _, spread := range []uint64{4, 1 << 20, 1 << 40, ^uint64(0)} {
+			s := make([]symbol, n)
+			for i := range s {
+				s[i] = symbol{start: 0xffffffff81000000 + r.Uint64()%spread, end: uint64(i)} // end: the original place
+			}
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, func(a, b symbol) int { return cmp.Compare(a.start, b.start) })
+			if got := sortSyms(s); !slices.Equal(got, want) {
+				t.Fatalf("%d symbols, spread %#x: not sorted stably", n, spread)
+			}
 		}
 	}
 }

@@ -405,29 +405,52 @@ func (s *symbolizer) loadELF(d *dso) error {
 
 // sortSyms sorts s by start, keeping the order of equal starts, as
 // perf's insertion in its tree does. Symbol tables are often sorted
-// already; others are sorted by (start, index) keys, which move less
-// than the symbols and need no stable sort.
+// already; others are sorted by a stable radix sort of their starts, 16
+// bits a pass (passes over bits all symbols share are skipped), which
+// moves indices, not symbols, until the end.
 func sortSyms(s []symbol) []symbol {
-	if slices.IsSortedFunc(s, func(a, b symbol) int { return cmp.Compare(a.start, b.start) }) {
+	byStart := func(a, b symbol) int { return cmp.Compare(a.start, b.start) }
+	if slices.IsSortedFunc(s, byStart) {
 		return s
 	}
-	type key struct {
-		start uint64
-		i     int
+	if len(s) < 1<<10 {
+		slices.SortStableFunc(s, byStart)
+		return s
 	}
-	keys := make([]key, len(s))
+	idx := make([]uint32, len(s))
+	tmp := make([]uint32, len(s))
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	var or, and uint64 = 0, ^uint64(0)
 	for i := range s {
-		keys[i] = key{s[i].start, i}
+		or |= s[i].start
+		and &= s[i].start
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		if a.start != b.start {
-			return cmp.Compare(a.start, b.start)
+	var count [1 << 16]int
+	for shift := uint(0); shift < 64; shift += 16 {
+		if (or^and)>>shift&0xffff == 0 {
+			continue // every start has the same bits here
 		}
-		return a.i - b.i
-	})
+		clear(count[:])
+		for _, i := range idx {
+			count[s[i].start>>shift&0xffff]++
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, i := range idx {
+			d := s[i].start >> shift & 0xffff
+			tmp[count[d]] = i
+			count[d]++
+		}
+		idx, tmp = tmp, idx
+	}
 	out := make([]symbol, len(s))
-	for j, k := range keys {
-		out[j] = s[k.i]
+	for j, i := range idx {
+		out[j] = s[i]
 	}
 	return out
 }
