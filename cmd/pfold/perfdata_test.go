@@ -17,7 +17,7 @@ import (
 // --symfs and --kallsyms), for every perf script option.
 func TestPerfData(t *testing.T) {
 	root := "../../testdata/perfdata"
-	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel"} {
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt"} {
 		dir := filepath.Join(root, name)
 		installJITMaps(t, dir)
 		f, err := os.Open(filepath.Join(dir, "perf-script.txt.gz"))

@@ -95,7 +95,7 @@ func TestDirectMatchesText(t *testing.T) {
 	root := "../../testdata/perfdata"
 	text := newFormat(perfscript.Format, true)
 	var all [][]byte
-	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel"} {
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt"} {
 		dir := filepath.Join(root, name)
 		installJITMaps(t, dir)
 		data, err := os.ReadFile(filepath.Join(dir, "perf.data"))

@@ -769,7 +769,11 @@ func demangleName(name string) string {
 }
 
 // pltSymbols synthesizes "name@plt" symbols for the .plt entries of f,
-// as perf does (x86-64 lazy and .plt.sec layouts).
+// as perf 6.1 does on x86-64: one entry of the section's entry size per
+// .rela.plt relocation, in relocation order, after a header of that size.
+// It names no header (".plt") and reads no .plt.sec: samples there are
+// [unknown] to perf 6.1 (later perfs name both; checked with the
+// recordings of testdata/perfdata/plt).
 func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 	plt := f.Section(".plt")
 	if plt == nil || f.Machine != elf.EM_X86_64 {
@@ -794,37 +798,16 @@ func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 	if err != nil {
 		return nil
 	}
-	out := []symbol{{start: plt.Offset, end: plt.Offset + entry, name: ".plt", bind: elf.STB_GLOBAL, typ: elf.STT_FUNC}}
-	off := plt.Offset
-	lazy := true
-	if sec := f.Section(".plt.sec"); sec != nil {
-		out[0].end = plt.Offset + plt.Size
-		off = sec.Offset
-		lazy = false
-	}
 	n := len(data) / 24
-	if lazy {
-		if uint64(n)*entry == plt.Size {
-			out = out[:0]
-		} else {
-			off += entry
-		}
-	}
-	type ent struct {
-		off uint64
-		sym uint32
-	}
-	ents := make([]ent, n)
-	for i := 0; i < n; i++ {
-		r := data[i*24:]
-		ents[i] = ent{binary.LittleEndian.Uint64(r), uint32(binary.LittleEndian.Uint64(r[8:]) >> 32)}
-	}
+	out := make([]symbol, 0, n)
+	off := plt.Offset + entry // past the header
 	// perf 6.1 pairs slots with relocations in .rela.plt order, unsorted
 	// (later perfs sort by offset, which names IFUNC slots better).
-	for _, e := range ents {
+	for i := 0; i < n; i++ {
+		sym := uint32(binary.LittleEndian.Uint64(data[i*24+8:]) >> 32)
 		name := ""
-		if e.sym > 0 && int(e.sym) <= len(syms) {
-			name = syms[e.sym-1].name
+		if sym > 0 && int(sym) <= len(syms) {
+			name = syms[sym-1].name
 			if !s.opt.NoDemangle {
 				name = demangleName(name)
 			}
