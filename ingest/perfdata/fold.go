@@ -44,13 +44,15 @@ type folder struct {
 
 	// Folded frames, by fid, and the pieces of text they and the
 	// process names are made of (tokens), each held once.
-	frames  []frameName
-	fidToks []int32
-	fidOf   map[nameKey]int32
-	nameTok []int32 // by index in names
-	toks    []tokRef
-	tokText []byte
-	tokOf   map[string]int32
+	frames   []frameName
+	fidFlags []uint8    // by fid
+	siteFid  [2][]int32 // the fid of each site, not java's and java's; -1: not named yet
+	fidToks  []int32
+	fidOf    map[nameKey]int32
+	nameTok  []int32 // by index in names
+	toks     []tokRef
+	tokText  []byte
+	tokOf    map[string]int32
 
 	// The stacks of one flush: name and fids, leaf first → count.
 	stacks sums
@@ -59,7 +61,6 @@ type folder struct {
 	modes     []uint8
 	key, line []byte
 	stack     []byte
-	fids      []int32
 	seq       []int32 // the stacks of a flush as tokens
 	seqOff    []uint32
 	order     []int32
@@ -107,7 +108,8 @@ func (f *folder) begin(rp *replay) {
 	f.rp = rp
 	f.hdrs, f.hdrOf = f.hdrs[:0], map[hdrKey]int32{}
 	f.names, f.nameOf = f.names[:0], map[string]int32{}
-	f.frames, f.fidToks, f.fidOf = f.frames[:0], f.fidToks[:0], map[nameKey]int32{}
+	f.frames, f.fidFlags, f.fidToks, f.fidOf = f.frames[:0], f.fidFlags[:0], f.fidToks[:0], map[nameKey]int32{}
+	f.siteFid = [2][]int32{f.siteFid[0][:0], f.siteFid[1][:0]}
 	f.nameTok, f.toks, f.tokText, f.tokOf = f.nameTok[:0], f.toks[:0], f.tokText[:0], map[string]int32{}
 	f.recs, f.recsLen = f.recs[:0], 0
 	f.resolved = 0
@@ -245,36 +247,39 @@ func (f *folder) flush() error {
 				java = 1
 			}
 			named := h.name > 0
-			fids := f.fids[:0]
-			text := 0
+			sk := append(f.key[:0], 0, 0, 0, 0)
+			text := false
+			sf := f.siteFid[java]
 			for _, site := range sites {
-				fid, err := f.fid(int32(site), java)
-				if err != nil {
-					return err
+				fid := int32(-1)
+				if int(site) < len(sf) {
+					fid = sf[site]
 				}
-				fr := &f.frames[fid]
-				if fr.nends > 0 { // else a frame perf-script folding leaves out
-					fids = append(fids, fid)
-					text += int(fr.tlen)
+				if fid < 0 {
+					var err error
+					if fid, err = f.fid(int32(site), java); err != nil {
+						return err
+					}
+					sf = f.siteFid[java]
 				}
-				if fr.skipAfter {
+				fl := f.fidFlags[fid]
+				if fl&fidPieces != 0 { // else a frame perf-script folding leaves out
+					sk = binary.LittleEndian.AppendUint32(sk, uint32(fid))
+					text = text || fl&fidText != 0
+				}
+				if fl&fidSkipAfter != 0 {
 					named = false // no callers, no process name
 					break
 				}
 			}
-			f.fids = fids
-			if (!named || len(f.names[h.name-1]) == 0) && text == 0 {
+			if named {
+				binary.LittleEndian.PutUint32(sk, uint32(h.name))
+				text = text || len(f.names[h.name-1]) > 0
+			}
+			if !text {
+				f.key = sk
 				f.namer.Folded(-1) // an empty stack is no sample
 				continue
-			}
-			sk := f.key[:0]
-			if named {
-				sk = binary.LittleEndian.AppendUint32(sk, uint32(h.name))
-			} else {
-				sk = binary.LittleEndian.AppendUint32(sk, 0)
-			}
-			for _, fid := range fids {
-				sk = binary.LittleEndian.AppendUint32(sk, uint32(fid))
 			}
 			f.key = sk
 			if err := f.stacks.add(sk, w, 1); err != nil {
@@ -298,20 +303,25 @@ func (f *folder) flush() error {
 	for j := range ents {
 		b := f.stacks.key(&ents[j])
 		offs = append(offs, uint32(len(seq)))
-		start := len(seq)
-		add := func(tok int32) {
-			// A stack's leading empty pieces leave no text and no ';'.
-			if len(seq) > start || f.toks[tok].n > 0 {
-				seq = append(seq, tok)
-			}
-		}
+		lead := true // a stack's leading empty pieces leave no text and no ';'
 		if n := u32(b); n > 0 {
-			add(f.nameTok[n-1])
+			tok := f.nameTok[n-1]
+			if f.toks[tok].n > 0 {
+				seq, lead = append(seq, tok), false
+			}
 		}
 		for i := len(b) - 4; i >= 4; i -= 4 {
 			fr := &f.frames[u32(b[i:])]
-			for _, tok := range f.fidToks[fr.tokOff : fr.tokOff+fr.nends] {
-				add(tok)
+			toks := f.fidToks[fr.tokOff : fr.tokOff+fr.nends]
+			if !lead {
+				seq = append(seq, toks...)
+				continue
+			}
+			for _, tok := range toks {
+				if lead && f.toks[tok].n == 0 {
+					continue
+				}
+				seq, lead = append(seq, tok), false
 			}
 		}
 	}
@@ -443,10 +453,17 @@ func (f *folder) token(tok int32) []byte {
 // or not, naming it on first use.
 func (f *folder) fid(id int32, java int) (int32, error) {
 	rp := f.rp
-	st := &rp.sites.sites[id]
-	if st.fid[java] >= 0 {
-		return st.fid[java], nil
+	if n := len(rp.sites.sites); len(f.siteFid[java]) < n {
+		grown := append(f.siteFid[java], make([]int32, n-len(f.siteFid[java]))...)
+		for i := len(f.siteFid[java]); i < n; i++ {
+			grown[i] = -1
+		}
+		f.siteFid[java] = grown
 	}
+	if fid := f.siteFid[java][id]; fid >= 0 {
+		return fid, nil
+	}
+	st := &rp.sites.sites[id]
 	k := nameKey{dso: st.dso, sym: st.sym, java: java == 1}
 	if st.sym < 0 && f.addrs {
 		k.addr = st.addr
@@ -461,6 +478,17 @@ func (f *folder) fid(id int32, java int) (int32, error) {
 		}
 		fid = int32(len(f.frames))
 		f.frames = append(f.frames, frameName{tlen: uint32(len(text)), tokOff: uint32(len(f.fidToks)), nends: uint32(len(ends)), skipAfter: skipAfter})
+		var fl uint8
+		if len(ends) > 0 {
+			fl |= fidPieces
+		}
+		if len(text) > 0 {
+			fl |= fidText
+		}
+		if skipAfter {
+			fl |= fidSkipAfter
+		}
+		f.fidFlags = append(f.fidFlags, fl)
 		start := int32(0)
 		for _, end := range ends {
 			f.fidToks = append(f.fidToks, f.intern(text[start:end]))
@@ -468,9 +496,16 @@ func (f *folder) fid(id int32, java int) (int32, error) {
 		}
 		f.fidOf[k] = fid
 	}
-	st.fid[java] = fid
+	f.siteFid[java][id] = fid
 	return fid, nil
 }
+
+// The flags of a folded frame (fidFlags).
+const (
+	fidPieces    = 1 << iota // it has pieces (else it is left out)
+	fidText                  // some piece has text
+	fidSkipAfter             // --skip-after names it
+)
 
 // u32 reads a little-endian uint32 at the start of a key.
 func u32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }

@@ -7,9 +7,6 @@ type site struct {
 	dso  *dso   // nil: no map holds the address
 	addr uint64 // within the dso (what perf script prints), or the ip
 	sym  int32  // index in dso.syms; -1: none; symUnresolved: not looked up
-	// fid is the folded frame of the site in a process named java…
-	// (fid[1]) or not (fid[0]); -1 until named.
-	fid [2]int32
 }
 
 const symUnresolved = -2
@@ -44,7 +41,7 @@ func (t *siteTable) intern(d *dso, addr uint64) (int32, bool) {
 	for i := siteHash(id, addr) & mask; ; i = (i + 1) & mask {
 		s := &t.slots[i]
 		if s.idx == 0 {
-			t.sites = append(t.sites, site{dso: d, addr: addr, sym: symUnresolved, fid: [2]int32{-1, -1}})
+			t.sites = append(t.sites, site{dso: d, addr: addr, sym: symUnresolved})
 			*s = siteSlot{addr: addr, dso: id, idx: int32(len(t.sites))}
 			return s.idx - 1, true
 		}
