@@ -578,8 +578,8 @@ func (rp *replay) frame(id int32) Frame {
 	}
 	f.DSO = st.dso.name
 	if st.sym >= 0 {
-		sy := &st.dso.syms[st.sym]
-		f.Sym, f.Offset = sy.display(), st.addr-sy.start
+		sy := &st.dso.tab.syms[st.sym]
+		f.Sym, f.Offset = st.dso.display(st.sym), st.addr-sy.start
 	}
 	return f
 }

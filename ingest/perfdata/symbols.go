@@ -42,7 +42,8 @@ type dso struct {
 	state   dsoState
 	done    chan struct{} // closed when a load on another goroutine ends
 	loadErr error
-	syms    []symbol // sorted by start, ends fixed up
+	tab     symtab           // sorted by start, ends fixed up
+	shown   map[int32]string // names shown, by symbol
 	// refReloc, refName: the kernel's reference symbol as recorded.
 	refReloc uint64
 	refName  string
@@ -56,23 +57,53 @@ const (
 	dsoLoaded
 )
 
+// symbol is one symbol of a binary. Its name is in its table's names
+// (the file's string table, kallsyms' text), so that a symbol holds no
+// pointer and the collector never scans the tables.
 type symbol struct {
 	start, end uint64
-	name       string
-	bind       elf.SymBind
-	typ        elf.SymType
-	// mangled: name is a C++ or Rust name still to be demangled, which
-	// is done when a sample first needs it (most never are).
+	name, nlen uint32 // names[name:name+nlen]
+	bind, typ  uint8  // elf.SymBind, elf.SymType
+	// mangled: a C++ or Rust name, demangled when it is first shown
+	// (most never are).
 	mangled bool
 }
 
-// display returns the name perf script prints for sy, demangling it on
-// first use.
-func (sy *symbol) display() string {
+// symtab is symbols and the bytes their names are in.
+type symtab struct {
+	syms  []symbol
+	names []byte
+}
+
+func (t *symtab) raw(sy *symbol) []byte { return t.names[sy.name : sy.name+sy.nlen] }
+
+// addName appends a name to the table's names and returns where it is.
+func (t *symtab) addName(name string) (uint32, uint32) {
+	off := len(t.names)
+	t.names = append(t.names, name...)
+	return uint32(off), uint32(len(name))
+}
+
+// nameOf returns the name perf script prints for sy: demangled.
+func (t *symtab) nameOf(sy *symbol) string {
 	if sy.mangled {
-		sy.name, sy.mangled = demangleName(sy.name), false
+		return demangleName(string(t.raw(sy)))
 	}
-	return sy.name
+	return string(t.raw(sy))
+}
+
+// display returns the name perf script prints for symbol i of d, made
+// once.
+func (d *dso) display(i int32) string {
+	if name, ok := d.shown[i]; ok {
+		return name
+	}
+	if d.shown == nil {
+		d.shown = map[int32]string{}
+	}
+	name := d.tab.nameOf(&d.tab.syms[i])
+	d.shown[i] = name
+	return name
 }
 
 // SymbolOptions say where symbols are read from, as perf's options do.
@@ -154,8 +185,9 @@ func (s *symbolizer) moduleDSO(path string) *dso {
 }
 
 func (s *symbolizer) ksymDSO(name string, addr, length uint64) *dso {
-	d := s.newDSO(&dso{name: name, kind: dsoKsym, state: dsoLoaded,
-		syms: []symbol{{start: addr, end: addr + length, name: name}}})
+	d := s.newDSO(&dso{name: name, kind: dsoKsym, state: dsoLoaded})
+	off, n := d.tab.addName(name)
+	d.tab.syms = []symbol{{start: addr, end: addr + length, name: off, nlen: n}}
 	return d
 }
 
@@ -165,11 +197,11 @@ func (s *symbolizer) newDSO(d *dso) *dso {
 	return d
 }
 
-// lookup returns the index in d.syms of the symbol holding addr
+// lookup returns the index in d.tab.syms of the symbol holding addr
 // (file-relative for ELF maps, absolute otherwise), or -1.
 func (s *symbolizer) lookup(d *dso, addr uint64) int32 {
 	s.ensure(d)
-	syms := d.syms
+	syms := d.tab.syms
 	lo, hi := 0, len(syms) // the first symbol starting past addr
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -205,7 +237,7 @@ func (s *symbolizer) prefetch(d *dso) {
 		s.sem <- struct{}{}
 		snap.loadErr = s.load(snap)
 		<-s.sem
-		d.syms, d.loadErr = snap.syms, snap.loadErr
+		d.tab, d.loadErr = snap.tab, snap.loadErr
 		close(d.done)
 	}()
 }
@@ -219,7 +251,7 @@ func (s *symbolizer) ensure(d *dso) {
 	case dsoNew:
 		snap := d.snapshot()
 		d.loadErr = s.load(snap)
-		d.syms = snap.syms
+		d.tab = snap.tab
 	case dsoLoading:
 		<-d.done
 	}
@@ -234,7 +266,7 @@ func (d *dso) snapshot() *dso {
 	return &dso{name: d.name, kind: d.kind, buildID: d.buildID, pid: d.pid, id: d.id, refReloc: d.refReloc, refName: d.refName}
 }
 
-// load reads d's symbols into d.syms. It touches nothing but d and
+// load reads d's symbols into d.tab. It touches nothing but d and
 // reads the symbolizer's options only, so loads may run concurrently.
 func (s *symbolizer) load(d *dso) error {
 	switch d.kind {
@@ -379,10 +411,17 @@ func (s *symbolizer) loadELF(d *dso) error {
 	if symsSrc == nil && runtime != nil {
 		if mini := miniDebugInfo(runtime.f); mini != nil {
 			opened = append(opened, mini)
-			syms := s.elfSymbols(mini.f, runtime.f, false)
-			syms = append(syms, s.elfSymbols(runtime.f, runtime.f, true)...)
-			d.syms = fixup(syms, false)
-			d.syms = mergeSyms(d.syms, pltSymbols(runtime.f, s))
+			tab := s.elfSymbols(mini.f, runtime.f, false)
+			dyn := s.elfSymbols(runtime.f, runtime.f, true)
+			base := uint32(len(tab.names))
+			tab.names = append(tab.names, dyn.names...)
+			for _, sy := range dyn.syms {
+				sy.name += base
+				tab.syms = append(tab.syms, sy)
+			}
+			fixup(&tab, false)
+			tab.syms = mergeSyms(tab.syms, pltSymbols(runtime.f, s, &tab))
+			d.tab = tab
 			return nil
 		}
 	}
@@ -395,10 +434,11 @@ func (s *symbolizer) loadELF(d *dso) error {
 	if runtime == nil {
 		runtime = symsSrc
 	}
-	syms := s.elfSymbols(symsSrc.f, runtime.f, !symsSrc.symtab)
-	if len(syms) > 0 {
-		d.syms = fixup(syms, false)
-		d.syms = mergeSyms(d.syms, pltSymbols(runtime.f, s))
+	tab := s.elfSymbols(symsSrc.f, runtime.f, !symsSrc.symtab)
+	if len(tab.syms) > 0 {
+		fixup(&tab, false)
+		tab.syms = mergeSyms(tab.syms, pltSymbols(runtime.f, s, &tab))
+		d.tab = tab
 	}
 	return nil
 }
@@ -479,18 +519,19 @@ func mergeSyms(syms, more []symbol) []symbol {
 
 // elfSymbols reads the function, object and label symbols of f (its
 // .dynsym when dynsym, else .symtab), at file offsets as perf keeps them.
-// C++ and Rust names are marked to be demangled at first use.
-func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) []symbol {
-	list, err := rawSymbols(f, dynsym)
+// C++ and Rust names are marked to be demangled at first use. The
+// names stay in the file's string table.
+func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) symtab {
+	list, strs, err := rawSymbols(f, dynsym)
 	if err != nil {
-		return nil
+		return symtab{}
 	}
 	loads := loadSegments(runtime)
 	out := make([]symbol, 0, len(list))
 	for _, sy := range list {
 		typ, bind := elf.ST_TYPE(sy.info), elf.ST_BIND(sy.info)
 		vis := elf.ST_VISIBILITY(sy.other)
-		if sy.name == "" || sy.shndx == elf.SHN_UNDEF {
+		if sy.nlen == 0 || sy.shndx == elf.SHN_UNDEF {
 			continue
 		}
 		isFunc := typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC
@@ -519,25 +560,27 @@ func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) []symbol {
 		} else {
 			v -= sec.Addr - sec.Offset
 		}
-		mangled := !s.opt.NoDemangle && (strings.HasPrefix(sy.name, "_Z") || strings.HasPrefix(sy.name, "_R"))
-		out = append(out, symbol{start: v, end: v + sy.size, name: sy.name, bind: bind, typ: typ, mangled: mangled})
+		name := strs[sy.name : sy.name+sy.nlen]
+		mangled := !s.opt.NoDemangle && (bytes.HasPrefix(name, []byte("_Z")) || bytes.HasPrefix(name, []byte("_R")))
+		out = append(out, symbol{start: v, end: v + sy.size, name: sy.name, nlen: sy.nlen, bind: uint8(bind), typ: uint8(typ), mangled: mangled})
 	}
-	return out
+	return symtab{syms: out, names: strs}
 }
 
-// rawSymbol is an ELF symbol as the table holds it.
+// rawSymbol is an ELF symbol as the table holds it; its name is at
+// name, nlen of the string table rawSymbols returns.
 type rawSymbol struct {
-	name        string
+	name, nlen  uint32
 	info, other byte
 	shndx       elf.SectionIndex
 	value, size uint64
 }
 
-// rawSymbols reads f's .symtab (or .dynsym) as it is: a little-endian
-// 64-bit table is walked in place, its names cut from one string of the
-// string table (debug/elf allocates each); other files go through
-// debug/elf.
-func rawSymbols(f *elf.File, dynsym bool) ([]rawSymbol, error) {
+// rawSymbols reads f's .symtab (or .dynsym) as it is, and returns it
+// with its string table: a little-endian 64-bit table is walked in
+// place, its names left in the string table (debug/elf allocates each);
+// other files go through debug/elf.
+func rawSymbols(f *elf.File, dynsym bool) ([]rawSymbol, []byte, error) {
 	typ := elf.SHT_SYMTAB
 	if dynsym {
 		typ = elf.SHT_DYNSYM
@@ -550,7 +593,7 @@ func rawSymbols(f *elf.File, dynsym bool) ([]rawSymbol, error) {
 		}
 	}
 	if sec == nil {
-		return nil, elf.ErrNoSymbols
+		return nil, nil, elf.ErrNoSymbols
 	}
 	if f.Class != elf.ELFCLASS64 || f.ByteOrder != binary.LittleEndian || int(sec.Link) >= len(f.Sections) {
 		var list []elf.Symbol
@@ -560,39 +603,41 @@ func rawSymbols(f *elf.File, dynsym bool) ([]rawSymbol, error) {
 		} else {
 			list, err = f.Symbols()
 		}
+		var names []byte
 		out := make([]rawSymbol, len(list))
 		for i, sy := range list {
-			out[i] = rawSymbol{name: sy.Name, info: sy.Info, other: sy.Other, shndx: sy.Section, value: sy.Value, size: sy.Size}
+			out[i] = rawSymbol{name: uint32(len(names)), nlen: uint32(len(sy.Name)), info: sy.Info, other: sy.Other, shndx: sy.Section, value: sy.Value, size: sy.Size}
+			names = append(names, sy.Name...)
 		}
-		return out, err
+		return out, names, err
 	}
 	data, err := sec.Data()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	strs, err := f.Sections[sec.Link].Data()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	str := string(strs)
 	const entSize = 24
-	if len(data) < entSize {
-		return nil, nil
+	if len(data) < entSize || len(strs) >= 1<<32 {
+		return nil, strs, nil
 	}
 	out := make([]rawSymbol, 0, len(data)/entSize-1)
 	for p := data[entSize:]; len(p) >= entSize; p = p[entSize:] {
 		le := binary.LittleEndian
-		name := ""
-		if off := le.Uint32(p); int(off) < len(str) {
-			name = str[off:]
-			if i := strings.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
+		var off, n uint32
+		if o := le.Uint32(p); int(o) < len(strs) {
+			off = o
+			n = uint32(len(strs) - int(o))
+			if i := bytes.IndexByte(strs[o:], 0); i >= 0 {
+				n = uint32(i)
 			}
 		}
-		out = append(out, rawSymbol{name: name, info: p[4], other: p[5], shndx: elf.SectionIndex(le.Uint16(p[6:])),
+		out = append(out, rawSymbol{name: off, nlen: n, info: p[4], other: p[5], shndx: elf.SectionIndex(le.Uint16(p[6:])),
 			value: le.Uint64(p[8:]), size: le.Uint64(p[16:])})
 	}
-	return out, nil
+	return out, strs, nil
 }
 
 // loads are a file's PT_LOAD segments.
@@ -673,15 +718,15 @@ func miniDebugInfo(f *elf.File) *elfSource {
 	return &elfSource{f: mf, closer: io.NopCloser(nil), symtab: true}
 }
 
-// fixup sorts syms, gives zero-sized symbols the room up to the next
-// one and drops aliases at the same address but the best, as perf's
-// symbols__fixup_end and symbols__fixup_duplicate do.
-func fixup(syms []symbol, kallsyms bool) []symbol {
-	syms = sortSyms(syms)
+// fixup sorts the symbols, gives zero-sized symbols the room up to the
+// next one and drops aliases at the same address but the best, as
+// perf's symbols__fixup_end and symbols__fixup_duplicate do.
+func fixup(t *symtab, kallsyms bool) {
+	syms := sortSyms(t.syms)
 	for i := 0; i+1 < len(syms); i++ {
 		prev, cur := &syms[i], &syms[i+1]
 		if prev.end == prev.start {
-			if kallsyms && strings.Contains(prev.name, "[") != strings.Contains(cur.name, "[") {
+			if kallsyms && bytes.IndexByte(t.raw(prev), '[') >= 0 != (bytes.IndexByte(t.raw(cur), '[') >= 0) {
 				prev.end = roundUp(prev.end+4096, 4096)
 			} else {
 				prev.end = cur.start
@@ -694,20 +739,20 @@ func fixup(syms []symbol, kallsyms bool) []symbol {
 	out := syms[:0]
 	for _, sy := range syms {
 		if n := len(out); n > 0 && out[n-1].start == sy.start {
-			if !better(&out[n-1], &sy) {
+			if !better(t, &out[n-1], &sy) {
 				out[n-1] = sy
 			}
 			continue
 		}
 		out = append(out, sy)
 	}
-	return out
+	t.syms = out
 }
 
 func roundUp(x, to uint64) uint64 { return (x + to - 1) / to * to }
 
 // better reports whether a is kept over b (perf's choose_best_symbol).
-func better(a, b *symbol) bool {
+func better(t *symtab, a, b *symbol) bool {
 	la, lb := a.end-a.start, b.end-b.start
 	if lb == 0 && la > 0 {
 		return true
@@ -715,14 +760,14 @@ func better(a, b *symbol) bool {
 	if la == 0 && lb > 0 {
 		return false
 	}
-	wa, wb := a.bind == elf.STB_WEAK, b.bind == elf.STB_WEAK
+	wa, wb := elf.SymBind(a.bind) == elf.STB_WEAK, elf.SymBind(b.bind) == elf.STB_WEAK
 	if wb && !wa {
 		return true
 	}
 	if wa && !wb {
 		return false
 	}
-	ga, gb := a.bind == elf.STB_GLOBAL, b.bind == elf.STB_GLOBAL
+	ga, gb := elf.SymBind(a.bind) == elf.STB_GLOBAL, elf.SymBind(b.bind) == elf.STB_GLOBAL
 	if ga && !gb {
 		return true
 	}
@@ -730,7 +775,7 @@ func better(a, b *symbol) bool {
 		return false
 	}
 	// perf compares the names as it shows them: demangled.
-	an, bn := a.display(), b.display()
+	an, bn := t.nameOf(a), t.nameOf(b)
 	ua, ub := underscores(an), underscores(bn)
 	if ub > ua {
 		return true
@@ -774,7 +819,7 @@ func demangleName(name string) string {
 // It names no header (".plt") and reads no .plt.sec: samples there are
 // [unknown] to perf 6.1 (later perfs name both; checked with the
 // recordings of testdata/perfdata/plt).
-func pltSymbols(f *elf.File, s *symbolizer) []symbol {
+func pltSymbols(f *elf.File, s *symbolizer, t *symtab) []symbol {
 	plt := f.Section(".plt")
 	if plt == nil || f.Machine != elf.EM_X86_64 {
 		return nil
@@ -790,7 +835,7 @@ func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 			entry = 8
 		}
 	}
-	syms, err := rawSymbols(f, true)
+	syms, strs, err := rawSymbols(f, true)
 	if err != nil {
 		return nil
 	}
@@ -807,13 +852,14 @@ func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 		sym := uint32(binary.LittleEndian.Uint64(data[i*24+8:]) >> 32)
 		name := ""
 		if sym > 0 && int(sym) <= len(syms) {
-			name = syms[sym-1].name
+			name = string(strs[syms[sym-1].name : syms[sym-1].name+syms[sym-1].nlen])
 			if !s.opt.NoDemangle {
 				name = demangleName(name)
 			}
 		}
 		name += "@plt" // perf 6.1 names an IFUNC slot with no symbol just "@plt"
-		out = append(out, symbol{start: off, end: off + entry, name: name, bind: elf.STB_GLOBAL, typ: elf.STT_FUNC})
+		no, nn := t.addName(name)
+		out = append(out, symbol{start: off, end: off + entry, name: no, nlen: nn, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC)})
 		off += entry
 	}
 	return out
@@ -839,22 +885,27 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 	if err != nil {
 		return err
 	}
-	text := string(data) // the names are cut from it, not copied one by one
-	syms := make([]symbol, 0, strings.Count(text, "\n")+1)
+	if len(data) >= 1<<32 {
+		return fmt.Errorf("%s: %d bytes of kernel symbols", path, len(data))
+	}
+	// The names stay in the text read.
+	syms := make([]symbol, 0, bytes.Count(data, []byte{'\n'})+1)
 	var ref uint64
 	refName := d.refName
 	if refName == "" {
 		refName = "_text"
 	}
-	for len(text) > 0 {
-		line := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			line, text = text[:i], text[i+1:]
+	for pos := 0; pos < len(data); {
+		line := data[pos:]
+		start := pos
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+			pos += i + 1
 		} else {
-			text = ""
+			pos = len(data)
 		}
 		// "ffffffff81000000 T _text" or "ffffffffc0000000 t foo\t[mod]"
-		sp1 := strings.IndexByte(line, ' ')
+		sp1 := bytes.IndexByte(line, ' ')
 		if sp1 < 0 || len(line) < sp1+4 {
 			continue
 		}
@@ -864,7 +915,7 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 		}
 		typ := line[sp1+1]
 		name := line[sp1+3:]
-		if name == refName {
+		if string(name) == refName {
 			ref = addr
 		}
 		switch typ | 0x20 {
@@ -872,7 +923,7 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 		default:
 			continue
 		}
-		if strings.HasPrefix(name, "$") {
+		if len(name) > 0 && name[0] == '$' {
 			continue
 		}
 		bind := elf.STB_LOCAL
@@ -881,10 +932,10 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 		} else if typ >= 'A' && typ <= 'Z' {
 			bind = elf.STB_GLOBAL
 		}
-		if i := strings.IndexByte(name, '\t'); i >= 0 {
+		if bytes.IndexByte(name, '\t') >= 0 {
 			continue // module symbols belong to module maps
 		}
-		syms = append(syms, symbol{start: addr, end: addr, name: name, bind: bind})
+		syms = append(syms, symbol{start: addr, end: addr, name: uint32(start + sp1 + 3), nlen: uint32(len(name)), bind: uint8(bind)})
 	}
 	if ref != 0 && d.refReloc != 0 && ref != d.refReloc {
 		delta := d.refReloc - ref
@@ -893,7 +944,8 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 			syms[i].end += delta
 		}
 	}
-	d.syms = fixup(syms, true)
+	d.tab = symtab{syms: syms, names: data}
+	fixup(&d.tab, true)
 	return nil
 }
 
@@ -930,8 +982,8 @@ func readAll(path string) ([]byte, error) {
 
 // parseHex parses a hexadecimal number as strconv.ParseUint(x, 16, 64)
 // does, without its error value.
-func parseHex(x string) (uint64, bool) {
-	if x == "" {
+func parseHex(x []byte) (uint64, bool) {
+	if len(x) == 0 {
 		return 0, false
 	}
 	var v uint64
@@ -974,7 +1026,7 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 		return err
 	}
 	defer f.Close()
-	var syms []symbol
+	var t symtab
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -993,9 +1045,11 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 			continue
 		}
 		name := strings.TrimRight(line[f1+1+f2+1:], "\n")
-		syms = append(syms, symbol{start: start, end: start + size, name: name, bind: elf.STB_GLOBAL, typ: elf.STT_FUNC})
+		off, n := t.addName(name)
+		t.syms = append(t.syms, symbol{start: start, end: start + size, name: off, nlen: n, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC)})
 	}
-	d.syms = fixup(syms, false)
+	fixup(&t, false)
+	d.tab = t
 	return sc.Err()
 }
 
@@ -1015,8 +1069,9 @@ func (s *symbolizer) loadVDSO(d *dso) error {
 			continue
 		}
 		defer f.Close()
-		syms := s.elfSymbols(f, f, f.Section(".symtab") == nil)
-		d.syms = fixup(syms, false)
+		t := s.elfSymbols(f, f, f.Section(".symtab") == nil)
+		fixup(&t, false)
+		d.tab = t
 		return nil
 	}
 	return fmt.Errorf("vdso %s not in the build-id cache", h)
