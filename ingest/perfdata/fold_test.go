@@ -100,3 +100,28 @@ func TestSortSyms(t *testing.T) {
 		}
 	}
 }
+
+// TestSortQueue: the ordering queue, sorted by merging its runs, is in
+// time order with ties in arrival order, as perf's ordered_events
+// delivers; with many runs, and with one.
+func TestSortQueue(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, runs := range []int{1, 2, 3, 8, 40} {
+		rp := &replay{}
+		seq := uint32(0)
+		for k := 0; k < runs; k++ {
+			tm := uint64(r.IntN(50))
+			for n := r.IntN(300); n > 0; n-- {
+				tm += uint64(r.IntN(3)) // ties within and across runs
+				seq++
+				rp.queue = append(rp.queue, queued{time: tm, seq: seq, start: seq})
+			}
+		}
+		want := slices.Clone(rp.queue)
+		slices.SortStableFunc(want, func(a, b queued) int { return cmp.Compare(a.time, b.time) })
+		rp.sortQueue()
+		if !slices.Equal(rp.queue, want) {
+			t.Errorf("%d runs: not in time and arrival order", runs)
+		}
+	}
+}

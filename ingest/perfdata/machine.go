@@ -13,7 +13,8 @@ import (
 // the kernel's maps, so that an address in a sample can be named.
 type machine struct {
 	threads map[int32]*thread
-	kernel  *maps // kernel and module maps, shared by every thread
+	last    *thread // the thread last found
+	kernel  *maps   // kernel and module maps, shared by every thread
 	syms    *symbolizer
 }
 
@@ -61,13 +62,18 @@ func newMachine(sym *symbolizer) *machine {
 // findThread returns the thread tid of process pid, making it up (named
 // ":tid", as perf does) when no event introduced it.
 func (m *machine) findThread(pid, tid int32) *thread {
-	if t := m.threads[tid]; t != nil {
+	t := m.last
+	if t == nil || t.tid != tid {
+		t = m.threads[tid]
+	}
+	if t != nil {
 		if t.pid == -1 && pid != -1 {
 			t.pid = pid
 		}
+		m.last = t
 		return t
 	}
-	t := &thread{pid: pid, tid: tid, comm: fmt.Sprintf(":%d", tid)}
+	t = &thread{pid: pid, tid: tid, comm: fmt.Sprintf(":%d", tid)}
 	m.threads[tid] = t
 	if pid != tid && pid > 0 {
 		t.maps = m.findThread(pid, pid).maps // threads share their leader's maps
@@ -85,6 +91,7 @@ func (m *machine) comm(pid, tid int32, comm string) {
 func (m *machine) fork(pid, ppid, tid, ptid int32) {
 	parent := m.findThread(ppid, ptid)
 	delete(m.threads, tid) // a new thread reusing an old tid replaces it
+	m.last = nil
 	t := m.findThread(pid, tid)
 	if parent.commSet {
 		t.comm, t.commSet = parent.comm, true

@@ -126,8 +126,10 @@ type replay struct {
 	sym  *symbolizer
 
 	queue     []queued
-	arena     []byte // bodies of the queued records
-	spare     []byte // the other arena, for compacting
+	runs      []int    // sortQueue's
+	mergeBuf  []queued // sortQueue's
+	arena     []byte   // bodies of the queued records
+	spare     []byte   // the other arena, for compacting
 	seq       uint32
 	nextFlush uint64
 	maxTime   uint64
@@ -219,10 +221,9 @@ func (rp *replay) run(src *source) error {
 				return errAt(off, "tracing data record too short")
 			}
 			n := int64(binary.LittleEndian.Uint32(body))
-			if _, err := src.r.Discard(int((n + 7) &^ 7)); err != nil {
+			if err := src.skip((n + 7) &^ 7); err != nil {
 				return errAt(off, "truncated tracing data")
 			}
-			src.off += (n + 7) &^ 7
 			continue
 		case recAuxtrace:
 			if len(body) < 8 {
@@ -232,10 +233,9 @@ func (rp *replay) run(src *source) error {
 			if n < 0 || n > 1<<40 {
 				return errAt(off, "auxtrace record of %d bytes", n)
 			}
-			if _, err := src.r.Discard(int(n)); err != nil {
+			if err := src.skip(n); err != nil {
 				return errAt(off, "truncated auxtrace data")
 			}
-			src.off += n
 			continue
 		case recCompressed:
 			return errAt(off, "compressed records (perf record -z) are not read yet: fold it with `perf script -i FILE | pfold`")
@@ -288,15 +288,7 @@ func (rp *replay) run(src *source) error {
 // flush delivers the queued records with time <= limit, in time order
 // (ties in arrival order), as perf's ordered_events does.
 func (rp *replay) flush(limit uint64) error {
-	slices.SortFunc(rp.queue, func(a, b queued) int {
-		if a.time != b.time {
-			if a.time < b.time {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
+	rp.sortQueue()
 	n := 0
 	for n < len(rp.queue) && rp.queue[n].time <= limit {
 		off, typ, misc, rec := rp.queuedAt(rp.queue[n].start)
@@ -327,6 +319,54 @@ func (rp *replay) flush(limit uint64) error {
 	rp.queue = append(rp.queue[:0], rest...)
 	rp.seq = uint32(len(rest))
 	return nil
+}
+
+// sortQueue sorts the queue by time, ties in arrival order. perf
+// writes a round as each CPU's buffer in turn, so the queue is a few
+// runs already in order: they are found and merged (a run's records
+// arrived before the next's, so ties take the left one), in linear time
+// for the usual handful of runs.
+func (rp *replay) sortQueue() {
+	q := rp.queue
+	runs := rp.runs[:0]
+	for i := 1; i < len(q); i++ {
+		if q[i].time < q[i-1].time {
+			runs = append(runs, i)
+		}
+	}
+	if len(runs) > 16 {
+		slices.SortFunc(q, func(a, b queued) int {
+			if a.time != b.time {
+				return cmp.Compare(a.time, b.time)
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		rp.runs = runs
+		return
+	}
+	runs = append(runs, len(q))
+	rp.runs = runs
+	start := 0
+	for _, end := range runs {
+		if start > 0 {
+			// q[:start] is merged; merge q[start:end] into it.
+			tmp := append(rp.mergeBuf[:0], q[:end]...)
+			a, b := tmp[:start], tmp[start:end]
+			k := 0
+			for len(a) > 0 && len(b) > 0 {
+				if b[0].time < a[0].time {
+					q[k], b = b[0], b[1:]
+				} else {
+					q[k], a = a[0], a[1:]
+				}
+				k++
+			}
+			k += copy(q[k:], a)
+			copy(q[k:], b)
+			rp.mergeBuf = tmp
+		}
+		start = end
+	}
 }
 
 // queuedAt returns the record queued at arena[start:] and its offset.
