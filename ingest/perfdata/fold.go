@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"runtime"
 	"slices"
 
 	"github.com/pfold/pfold/fold"
@@ -225,7 +226,12 @@ func (f *folder) header(s *Sample, t *thread) (int32, error) {
 
 // flush names the sites of the samples summed so far, sums them again
 // by folded stack, and emits each stack once.
-func (f *folder) flush() error {
+func (f *folder) flush() error { return f.flushing(false) }
+
+// flushing is flush; last says the recording has ended: once its
+// samples are named, its symbol tables and sites are let go and
+// collected, so that the stacks emitted reuse their memory.
+func (f *folder) flushing(last bool) error {
 	if f.recsLen == 0 {
 		return nil
 	}
@@ -287,6 +293,11 @@ func (f *folder) flush() error {
 			}
 		}
 	}
+	if last {
+		f.rp.release()
+		f.siteFid = [2][]int32{}
+		runtime.GC()
+	}
 	// The chunks go: the next flush may be far off, the memory better
 	// used meanwhile.
 	clear(f.recs)
@@ -299,6 +310,9 @@ func (f *folder) flush() error {
 	seq, offs := f.seq[:0], f.seqOff[:0]
 	if n := len(ents) + 1; cap(offs) < n {
 		offs = make([]uint32, 0, n)
+	}
+	if n := int(f.stacks.used / 4); cap(seq) < n { // a token a word of the keys, about
+		seq = make([]int32, 0, n+n/8)
 	}
 	for j := range ents {
 		b := f.stacks.key(&ents[j])

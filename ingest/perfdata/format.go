@@ -95,7 +95,7 @@ func (p *parser) Read(name string, r io.Reader) error {
 	if _, err := Replay(r, p.opt, nil); err != nil {
 		return &nameError{name, err}
 	}
-	if err := p.f.flush(); err != nil {
+	if err := p.f.flushing(true); err != nil {
 		return &nameError{name, err}
 	}
 	return nil

@@ -597,6 +597,18 @@ func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
 	return id
 }
 
+// release lets go of the symbol tables and the sites, once every site
+// has been named: the replay is over.
+func (rp *replay) release() {
+	for _, st := range rp.sites.sites {
+		if st.dso != nil {
+			st.dso.tab, st.dso.shown = symtab{}, nil
+		}
+	}
+	rp.sites = siteTable{}
+	rp.sym.kernel, rp.sym.dsos = nil, nil
+}
+
 // resolve looks up the symbol of site id, once.
 func (rp *replay) resolve(id int32) *site {
 	st := &rp.sites.sites[id]
