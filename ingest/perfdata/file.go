@@ -75,8 +75,12 @@ const (
 	readLost             = 1 << 4
 )
 
-// branch_sample_type bit for the hw_idx field of a branch stack.
-const branchHWIndex = 1 << 17
+// branch_sample_type bits: the branch stack is the call stack (LBR
+// call-graph mode), and it has an hw_idx field.
+const (
+	branchCallStack = 1 << 11
+	branchHWIndex   = 1 << 17
+)
 
 // Attr is one event of the recording: perf_event_attr's fields that
 // shape records, and the event's name.

@@ -232,6 +232,17 @@ func (m *machine) kernelMmap(name string, start, length, pgoff uint64) {
 	m.fixupKernelEnd()
 }
 
+// kernelStart is where kernel addresses begin, as perf's
+// machine__kernel_start has it: the kernel map's start, or 2^63.
+func (m *machine) kernelStart() uint64 {
+	for _, mp := range m.kernel.m {
+		if mp.dso.kind == dsoKernel {
+			return mp.start
+		}
+	}
+	return 1 << 63
+}
+
 // fixupKernelEnd stretches each kernel map to the next one's start, and
 // the last to the end of the address space (perf's maps__fixup_end).
 func (m *machine) fixupKernelEnd() {

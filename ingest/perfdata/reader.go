@@ -549,6 +549,11 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 	if s.Attr.SampleType&sampleCallchain == 0 {
 		return append(ips, s.IP), append(modes, uint8(s.CPUMode))
 	}
+	if s.Attr.SampleType&sampleBranchStack != 0 && s.Attr.BranchSampleType&branchCallStack != 0 {
+		if ips, modes, ok := lbrFrames(s, ips, modes); ok {
+			return ips, modes
+		}
+	}
 	cpumode := uint8(s.CPUMode)
 	for _, ip := range s.Callchain {
 		if len(ips) >= maxStack {
@@ -572,6 +577,49 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 	return ips, modes
 }
 
+// lbrFrames appends the frames of a sample recorded with --call-graph
+// lbr as perf 6.1 walks them (resolve_lbr_callchain_sample, callee
+// order, without --stitch-lbr): the call chain's kernel part up to its
+// user context marker, then the user stack from the branch stack: the
+// first entry's target, then every entry's source. A chain with no user
+// part, or no branch entries, is not one (ok false): perf then walks
+// the call chain as usual.
+func lbrFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8, bool) {
+	chain := s.Callchain
+	end := -1
+	for i, ip := range chain[:min(len(chain), maxStack)] {
+		if ip == contextUser {
+			end = i
+			break
+		}
+	}
+	if end < 0 || len(s.Branches) == 0 {
+		return ips, modes, false
+	}
+	cpumode := uint8(cpumodeUser)
+	for _, ip := range chain[:end+1] {
+		if ip >= contextMax {
+			switch ip {
+			case contextHV:
+				cpumode = cpumodeHV
+			case contextKernel:
+				cpumode = cpumodeKernel
+			case contextUser:
+				cpumode = cpumodeUser
+			default:
+				return ips[:0], modes[:0], false // corrupt: perf walks it as usual, and drops it
+			}
+			continue
+		}
+		ips, modes = append(ips, ip), append(modes, cpumode)
+	}
+	ips, modes = append(ips, s.Branches[0].To), append(modes, cpumodeUserFB)
+	for _, b := range s.Branches {
+		ips, modes = append(ips, b.From), append(modes, cpumodeUserFB)
+	}
+	return ips, modes, true
+}
+
 // site returns the site of ip: the map that holds it, as perf's
 // thread__find_map does, and the address within the map.
 func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
@@ -581,6 +629,12 @@ func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
 		mp = rp.mach.kernel.find(ip)
 	case cpumodeUser:
 		mp = t.maps.find(ip)
+	case cpumodeUserFB:
+		// A branch's address, found as perf's thread__find_map_fb does:
+		// in the user maps, or the kernel's for a kernel address.
+		if mp = t.maps.find(ip); mp == nil && ip >= rp.mach.kernelStart() {
+			mp = rp.mach.kernel.find(ip)
+		}
 	}
 	var d *dso
 	addr := ip
