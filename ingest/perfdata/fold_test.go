@@ -125,3 +125,22 @@ func TestSortQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestDemangle: C++ names as perf 6.1 shows them (GNU's demangler
+// without parameters, c++filt -p), where Go's demangler differs: the
+// address of a function in a template argument.
+func TestDemangle(t *testing.T) {
+	for mangled, want := range map[string]string{
+		"_ZN10hash_tableI22indirect_string_hasherLb0E11xcallocatorE8traverseI10dwarf_formXadL_Z22output_indirect_stringPP20indirect_string_nodeS4_EEEEvT_": "hash_table<indirect_string_hasher, false, xcallocator>::traverse<dwarf_form, &(output_indirect_string(indirect_string_node**, dwarf_form))>",
+		"_Z1fIXadL_Z1gvEEEvv":                "f<&(g())>",
+		"_Z1fIXadL_ZN2ns1gEiEEEvv":           "f<&ns::g>",
+		"_Z1fIXadL_Z1gIiEviEEEvv":            "f<&(void g<int>(int))>",
+		"_Z1fIXadL_Z1giEEEvv":                "f<&(g(int))>",
+		"_ZNSt6vectorIiSaIiEE9push_backERKi": "std::vector<int, std::allocator<int> >::push_back",
+		"main":                               "main",
+	} {
+		if got := demangleName(mangled); got != want {
+			t.Errorf("%s: %q, want %q", mangled, got, want)
+		}
+	}
+}

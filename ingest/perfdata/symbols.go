@@ -806,11 +806,47 @@ func demangleName(name string) string {
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
 		return name
 	}
+	if strings.HasPrefix(name, "_Z") {
+		a, err := demangle.ToAST(name, demangle.NoParams)
+		if err != nil {
+			return name
+		}
+		if b := a.Copy(addressOfFunction, func(demangle.AST) bool { return false }); b != nil {
+			a = b
+		}
+		return demangle.ASTToString(a, demangle.NoParams)
+	}
 	out, err := demangle.ToString(name, demangle.NoParams)
 	if err != nil {
 		return name
 	}
 	return out
+}
+
+// addressOfFunction prints the address of a function taken in a template
+// argument as GNU's demangler does (perf's): the argument list is left
+// out only for a qualified name ("f<&ns::g>"), others print whole and in
+// parentheses ("f<&(g(int))>", "f<&(void g<int>(int))>"), where Go's
+// demangler leaves every argument list out.
+func addressOfFunction(x demangle.AST) demangle.AST {
+	u, ok := x.(*demangle.Unary)
+	if !ok {
+		return nil
+	}
+	if op, ok := u.Op.(*demangle.Operator); !ok || op.Name != "&" {
+		return nil
+	}
+	t, ok := u.Expr.(*demangle.Typed)
+	if !ok {
+		return nil
+	}
+	if _, ok := t.Type.(*demangle.FunctionType); !ok {
+		return nil
+	}
+	if _, ok := t.Name.(*demangle.Qualified); ok {
+		return nil
+	}
+	return &demangle.Unary{Op: u.Op, Expr: &demangle.Name{Name: "(" + demangle.ASTToString(t) + ")"}, Suffix: u.Suffix, SizeofType: u.SizeofType}
 }
 
 // pltSymbols synthesizes "name@plt" symbols for the .plt entries of f,
