@@ -294,9 +294,15 @@ func (f *folder) flushing(last bool) error {
 		}
 	}
 	if last {
-		f.rp.release()
+		// A collection costs a few milliseconds: worth it for tables of
+		// megabytes (a small recording's go with the next cycle).
+		if f.rp.release()+int64(f.recsLen)*4 > 16<<20 {
+			f.siteFid = [2][]int32{}
+			clear(f.recs)
+			f.recs = f.recs[:0]
+			runtime.GC()
+		}
 		f.siteFid = [2][]int32{}
-		runtime.GC()
 	}
 	// The chunks go: the next flush may be far off, the memory better
 	// used meanwhile.

@@ -652,15 +652,19 @@ func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
 }
 
 // release lets go of the symbol tables and the sites, once every site
-// has been named: the replay is over.
-func (rp *replay) release() {
+// has been named: the replay is over. It returns about how many bytes
+// they held.
+func (rp *replay) release() int64 {
+	n := int64(len(rp.sites.sites))*24 + int64(len(rp.sites.slots))*16
 	for _, st := range rp.sites.sites {
-		if st.dso != nil {
-			st.dso.tab, st.dso.shown = symtab{}, nil
+		if d := st.dso; d != nil && d.tab.syms != nil {
+			n += int64(len(d.tab.names)) + int64(len(d.tab.syms))*32
+			d.tab, d.shown = symtab{}, nil
 		}
 	}
 	rp.sites = siteTable{}
 	rp.sym.kernel, rp.sym.dsos = nil, nil
+	return n
 }
 
 // resolve looks up the symbol of site id, once.
