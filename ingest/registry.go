@@ -43,7 +43,7 @@ import (
 // in this order, and --format takes each name. A new format is a package
 // under ingest/ and one line here.
 var Registered = []format.Format{
-	perfdata.NewFormat(perfscript.Format),
+	perfdata.Format,
 	pprofproto.Format,
 	stackprof.Format,
 	cpuprofile.Format,

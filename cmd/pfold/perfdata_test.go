@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/internal/cmdutil/cmdtest"
@@ -18,7 +19,7 @@ import (
 // --symfs and --kallsyms), for every perf script option.
 func TestPerfData(t *testing.T) {
 	root := "../../testdata/perfdata"
-	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel"} {
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt"} {
 		dir := filepath.Join(root, name)
 		installJITMaps(t, dir)
 		f, err := os.Open(filepath.Join(dir, "perf-script.txt.gz"))
@@ -34,7 +35,8 @@ func TestPerfData(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, opts := range [][]string{nil, {"--pid"}, {"--tid"}, {"--kernel"}, {"--jit"}, {"--all", "--addrs"}, {"--mem", "1KiB"}} {
+		for _, opts := range [][]string{nil, {"--pid"}, {"--tid"}, {"--kernel"}, {"--jit"}, {"--all", "--addrs"}, {"--mem", "1KiB"},
+			{"--samples"}, {"--event-filter", "cpu-clock"}, {"--skip-after", "main"}, {"-j", "1", "--pid"}, {"-j", "2", "--all"}, {"--stats"}} {
 			want, errs, code := cmdtest.Run(command, string(text), opts...)
 			if code != 0 {
 				t.Fatalf("%s %v on the text: exit %d: %s", name, opts, code, errs)
@@ -107,5 +109,22 @@ func TestPerfDataFresh(t *testing.T) {
 		if code != 0 || got != want {
 			t.Errorf("%v: exit %d (%s); pfold perf.data equals perf script | pfold: %v", opts, code, errs, got == want)
 		}
+	}
+}
+
+// TestPerfDataRefusals: an event that never occurs is an error on
+// perf.data as on the text, and --srcline, which needs perf script's
+// source lines, is refused with the way to get them.
+func TestPerfDataRefusals(t *testing.T) {
+	root := "../../testdata/perfdata"
+	args := []string{"--symfs", filepath.Join(root, "symfs"), "--kallsyms", filepath.Join(root, "cwork", "kallsyms")}
+	data := filepath.Join(root, "cwork", "perf.data")
+	_, errs, code := cmdtest.Run(command, "", append(args, "--event-filter", "cycles", data)...)
+	if code == 0 || !strings.Contains(errs, `no sample of event "cycles"`) || !strings.Contains(errs, "cpu-clock") {
+		t.Errorf("--event-filter cycles: exit %d, %q", code, errs)
+	}
+	_, errs, code = cmdtest.Run(command, "", append(args, "--srcline", data)...)
+	if code == 0 || !strings.Contains(errs, "perf script -F +pid,+srcline -i FILE | pfold --srcline") {
+		t.Errorf("--srcline: exit %d, %q", code, errs)
 	}
 }

@@ -2,10 +2,20 @@
 // mode: the header, the event attributes and feature sections, and the
 // records in the order perf processes them, naming each frame as perf
 // script does (ELF symbol tables, debug files, the build-id cache, the
-// kernel's symbols, JIT maps). Its input format hands the samples, as
-// perf script's text, to the perf-script format it is built with
-// (NewFormat), so that every option means the same on both.
+// kernel's symbols, JIT maps).
 //
-// It imports stream and ingest/format; never another format package (the
-// perf-script format is passed in), a transform, a writer or a command.
+// Its input format (Format) folds the samples itself, without printing
+// them: samples repeat, so each is kept as the numbers of its header
+// and of its call chain's sites (binary and address), summed, and only
+// the distinct ones are named and turned into stacks. Naming follows
+// perf script's text exactly: each distinct frame and header is printed
+// once as perf script prints it and given to ingest/perfscript's Namer,
+// the perf-script parser's own rules, so that every option means on
+// perf.data what it means on perf script's text. WriteScript and
+// AppendScript still print that text, for the tests that compare it with
+// perf script's.
+//
+// It imports fold, stream, ingest/format and ingest/perfscript (the one
+// format package another may import); never a transform, a writer or a
+// command.
 package perfdata

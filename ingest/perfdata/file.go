@@ -75,8 +75,12 @@ const (
 	readLost             = 1 << 4
 )
 
-// branch_sample_type bit for the hw_idx field of a branch stack.
-const branchHWIndex = 1 << 17
+// branch_sample_type bits: the branch stack is the call stack (LBR
+// call-graph mode), and it has an hw_idx field.
+const (
+	branchCallStack = 1 << 11
+	branchHWIndex   = 1 << 17
+)
 
 // Attr is one event of the recording: perf_event_attr's fields that
 // shape records, and the event's name.
@@ -157,21 +161,27 @@ const maxRecord = 1 << 16
 
 // A source yields the records of a recording in file order.
 type source struct {
-	r     *bufio.Reader
-	off   int64 // offset of the next byte of r in the file
-	end   int64 // end of the data section (file mode), or -1
-	order binary.ByteOrder
-	buf   []byte
+	r       *bufio.Reader
+	off     int64 // offset of the next byte of r in the file
+	end     int64 // end of the data section (file mode), or -1
+	order   binary.ByteOrder
+	pending int // bytes of the last record, still in r's buffer
 }
 
-// next returns the next record (header included) or io.EOF.
+// next returns the next record (header included) or io.EOF. The record
+// is r's buffer, valid until the next call.
 func (s *source) next() (typ uint32, misc uint16, rec []byte, off int64, err error) {
+	if s.pending > 0 {
+		s.r.Discard(s.pending) // peeked: cannot fail
+		s.off += int64(s.pending)
+		s.pending = 0
+	}
 	if s.end >= 0 && s.off >= s.end {
 		return 0, 0, nil, s.off, io.EOF
 	}
-	var hdr [8]byte
-	if _, err := io.ReadFull(s.r, hdr[:]); err != nil {
-		if err == io.EOF && s.end < 0 {
+	hdr, err := s.r.Peek(8)
+	if len(hdr) < 8 {
+		if len(hdr) == 0 && err == io.EOF && s.end < 0 {
 			return 0, 0, nil, s.off, io.EOF
 		}
 		return 0, 0, nil, s.off, errAt(s.off, "truncated record header")
@@ -185,17 +195,32 @@ func (s *source) next() (typ uint32, misc uint16, rec []byte, off int64, err err
 	if s.end >= 0 && s.off+int64(size) > s.end {
 		return 0, 0, nil, s.off, errAt(s.off, "record of type %d (%d bytes) runs past the data section", typ, size)
 	}
-	if cap(s.buf) < size {
-		s.buf = make([]byte, size)
-	}
-	rec = s.buf[:size]
-	copy(rec, hdr[:])
-	if _, err := io.ReadFull(s.r, rec[8:]); err != nil {
+	rec, err = s.r.Peek(size) // at most 64 KiB: the buffer holds it
+	if len(rec) < size {
 		return 0, 0, nil, s.off, errAt(s.off, "truncated record of type %d (%d bytes)", typ, size)
 	}
-	off = s.off
-	s.off += int64(size)
-	return typ, misc, rec, off, nil
+	s.pending = size
+	return typ, misc, rec, s.off, nil
+}
+
+// skip discards n bytes that follow the last record (tracing data,
+// auxtrace payloads).
+func (s *source) skip(n int64) error {
+	if s.pending > 0 {
+		s.r.Discard(s.pending)
+		s.off += int64(s.pending)
+		s.pending = 0
+	}
+	for n > 0 {
+		k := int(min(n, 1<<30))
+		d, err := s.r.Discard(k)
+		s.off += int64(d)
+		n -= int64(d)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readFileHeader reads the header of a file-mode recording from r (the

@@ -51,14 +51,14 @@ func TestFormatReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	textSeen.Reset()
-	if _, err := formattest.Fold(NewFormat(lines), opts, formattest.Input{Name: "perf.data", Data: data}); err != nil {
+	if _, err := formattest.Fold(newFormat(lines, true), opts, formattest.Input{Name: "perf.data", Data: data}); err != nil {
 		t.Fatalf("as a stream: %v", err)
 	}
 	if !bytes.Equal(textSeen.Bytes(), want.Bytes()) {
 		t.Errorf("as a stream: the text parser saw %d bytes, want %d", textSeen.Len(), want.Len())
 	}
 	textSeen.Reset()
-	p, err := NewFormat(lines).NewDocument(opts, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+	p, err := newFormat(lines, true).NewDocument(opts, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +73,10 @@ func TestFormatReads(t *testing.T) {
 	if !bytes.Equal(textSeen.Bytes(), want.Bytes()) {
 		t.Errorf("in place: the text parser saw %d bytes, want %d", textSeen.Len(), want.Len())
 	}
-	if got := NewFormat(lines).Sniff(data[:64]); got != format.Sure {
+	if got := newFormat(lines, true).Sniff(data[:64]); got != format.Sure {
 		t.Errorf("Sniff = %v on a recording", got)
 	}
-	if got := NewFormat(lines).Sniff([]byte("perf 123 [000] cpu-clock:\n")); got != format.No {
+	if got := newFormat(lines, true).Sniff([]byte("perf 123 [000] cpu-clock:\n")); got != format.No {
 		t.Errorf("Sniff = %v on perf script text", got)
 	}
 }

@@ -3,9 +3,14 @@ package perfdata
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
 )
 
 // FuzzReplay feeds corrupt and truncated recordings to the replay: they
@@ -39,5 +44,20 @@ func FuzzReplay(f *testing.F) {
 			t.Fatalf("error of type %T, want a *FormatError: %v", err, err)
 		}
 		_ = n
+		// The direct fold reads the same bytes, on one goroutine and on
+		// a reading one, without a panic; its stacks are valid lines.
+		for _, jobs := range []int{1, 2} {
+			o := format.MapOptions{"symfs": "/nonexistent", "kallsyms": "/nonexistent", "jobs": jobs}
+			p, err := Format.NewDocument(o, func(stack []byte, c fold.Count) error {
+				if _, _, err := fold.ParseLine(bytes.TrimSuffix(fold.AppendLine(nil, stack, c), []byte("\n"))); err != nil {
+					t.Fatalf("stack %q: %v", stack, err)
+				}
+				return nil
+			}, stream.NewDiag(io.Discard, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Read("fuzz", bytes.NewReader(data))
+		}
 	})
 }

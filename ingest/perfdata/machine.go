@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 )
 
 // machine tracks what perf's machine tracks while it replays a
@@ -12,7 +13,8 @@ import (
 // the kernel's maps, so that an address in a sample can be named.
 type machine struct {
 	threads map[int32]*thread
-	kernel  *maps // kernel and module maps, shared by every thread
+	last    *thread // the thread last found
+	kernel  *maps   // kernel and module maps, shared by every thread
 	syms    *symbolizer
 }
 
@@ -21,12 +23,28 @@ type thread struct {
 	comm     string
 	commSet  bool // a COMM event named it (forks inherit only such names)
 	maps     *maps
+
+	// The header id of the thread's last sample, for the direct fold.
+	hdrAttr        *Attr
+	hdrComm        string
+	hdrPid, hdrTid int32
+	hdrID          int32
+	last           lastChain
 }
 
 // maps is one address space: mappings sorted by start, not overlapping.
 type maps struct {
 	m []*mapping
+	// gen changes with every change of m, and no two maps share one:
+	// what was found in the maps of one gen holds while it lasts.
+	gen uint64
 }
+
+var mapsGen atomic.Uint64
+
+func newMaps() *maps { return &maps{gen: mapsGen.Add(1)} }
+
+func (ms *maps) changed() { ms.gen = mapsGen.Add(1) }
 
 type mapping struct {
 	start, end, pgoff uint64
@@ -35,27 +53,32 @@ type mapping struct {
 }
 
 func newMachine(sym *symbolizer) *machine {
-	m := &machine{threads: map[int32]*thread{}, kernel: &maps{}, syms: sym}
+	m := &machine{threads: map[int32]*thread{}, kernel: newMaps(), syms: sym}
 	// perf names the idle thread "swapper".
-	m.threads[0] = &thread{pid: 0, tid: 0, comm: "swapper", maps: &maps{}}
+	m.threads[0] = &thread{pid: 0, tid: 0, comm: "swapper", maps: newMaps()}
 	return m
 }
 
 // findThread returns the thread tid of process pid, making it up (named
 // ":tid", as perf does) when no event introduced it.
 func (m *machine) findThread(pid, tid int32) *thread {
-	if t := m.threads[tid]; t != nil {
+	t := m.last
+	if t == nil || t.tid != tid {
+		t = m.threads[tid]
+	}
+	if t != nil {
 		if t.pid == -1 && pid != -1 {
 			t.pid = pid
 		}
+		m.last = t
 		return t
 	}
-	t := &thread{pid: pid, tid: tid, comm: fmt.Sprintf(":%d", tid)}
+	t = &thread{pid: pid, tid: tid, comm: fmt.Sprintf(":%d", tid)}
 	m.threads[tid] = t
 	if pid != tid && pid > 0 {
 		t.maps = m.findThread(pid, pid).maps // threads share their leader's maps
 	} else {
-		t.maps = &maps{}
+		t.maps = newMaps()
 	}
 	return t
 }
@@ -68,17 +91,15 @@ func (m *machine) comm(pid, tid int32, comm string) {
 func (m *machine) fork(pid, ppid, tid, ptid int32) {
 	parent := m.findThread(ppid, ptid)
 	delete(m.threads, tid) // a new thread reusing an old tid replaces it
+	m.last = nil
 	t := m.findThread(pid, tid)
 	if parent.commSet {
 		t.comm, t.commSet = parent.comm, true
 	}
 	if pid != ppid && t.maps != parent.maps {
 		t.maps.m = append(t.maps.m[:0:0], parent.maps.m...) // a new process: a copy of the parent's maps
+		t.maps.changed()
 	}
-}
-
-func (ms *maps) clone() *maps {
-	return &maps{m: append([]*mapping(nil), ms.m...)}
 }
 
 // insert adds mp, cutting or removing the mappings it overlaps, as
@@ -107,13 +128,23 @@ func (ms *maps) insert(mp *mapping) {
 	out = append(out, mp)
 	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
 	ms.m = out
+	ms.changed()
 }
 
 // find returns the mapping that holds addr.
 func (ms *maps) find(addr uint64) *mapping {
-	i := sort.Search(len(ms.m), func(i int) bool { return ms.m[i].end > addr })
-	if i < len(ms.m) && ms.m[i].start <= addr {
-		return ms.m[i]
+	m := ms.m
+	lo, hi := 0, len(m) // the first mapping ending past addr
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if m[h].end > addr {
+			hi = h
+		} else {
+			lo = h + 1
+		}
+	}
+	if lo < len(m) && m[lo].start <= addr {
+		return m[lo]
 	}
 	return nil
 }
@@ -199,6 +230,17 @@ func (m *machine) kernelMmap(name string, start, length, pgoff uint64) {
 	d := m.syms.moduleDSO(name)
 	m.kernel.insert(&mapping{start: start, end: start + length, dso: d, identity: true})
 	m.fixupKernelEnd()
+}
+
+// kernelStart is where kernel addresses begin, as perf's
+// machine__kernel_start has it: the kernel map's start, or 2^63.
+func (m *machine) kernelStart() uint64 {
+	for _, mp := range m.kernel.m {
+		if mp.dso.kind == dsoKernel {
+			return mp.start
+		}
+	}
+	return 1 << 63
 }
 
 // fixupKernelEnd stretches each kernel map to the next one's start, and

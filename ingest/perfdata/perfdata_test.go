@@ -74,7 +74,7 @@ func installJITMaps(t *testing.T, dir string) {
 // record.sh with the same --symfs and --kallsyms.
 func TestRecordings(t *testing.T) {
 	root := "../../testdata/perfdata"
-	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel"} {
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(root, name)
 			installJITMaps(t, dir)
@@ -208,5 +208,25 @@ func TestDwarfRefused(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "perf script -i FILE | pfold") {
 		t.Errorf("the error does not say how to fold it: %v", err)
+	}
+}
+
+// TestPlainFileInPlace: a recording in a regular file is read where it
+// is, not copied to a temporary file first (the copy is for pipes and
+// decompressed streams, whose file-mode header points past the data).
+func TestPlainFileInPlace(t *testing.T) {
+	root := "../../testdata/perfdata"
+	for _, name := range []string{"cwork", "go"} {
+		f, err := os.Open(filepath.Join(root, name, "perf.data"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt := Options{TmpDir: filepath.Join(t.TempDir(), "missing"), Symbols: SymbolOptions{Symfs: "/nonexistent", Kallsyms: "/nonexistent", BuildIDDir: "/nonexistent"}}
+		n := 0
+		_, err = Replay(f, opt, func(*Sample, string, []Frame) error { n++; return nil })
+		f.Close()
+		if err != nil || n == 0 {
+			t.Errorf("%s: %d samples, %v (a copy to the missing TmpDir fails)", name, n, err)
+		}
 	}
 }

@@ -2,9 +2,9 @@ package perfdata
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -18,6 +18,14 @@ type Options struct {
 	Warn func(string)
 	// TmpDir holds the copy of a file-mode recording read from a pipe.
 	TmpDir string
+	// Jobs > 1 loads symbol tables on up to Jobs-1 goroutines beside
+	// the replay, as soon as a sample needs one; otherwise each is
+	// loaded when first looked up. The result is the same.
+	Jobs int
+
+	// sink, when set, receives the samples as sites instead of the
+	// SampleFunc (the direct fold).
+	sink sampleSink
 }
 
 // Frame is one resolved callchain entry, as perf script prints it.
@@ -40,6 +48,15 @@ var ErrDwarf = errors.New("this recording's call chains were recorded with --cal
 // for each sample. A file-mode recording that is not a regular file is
 // copied to a temporary file first: its header points past the data.
 func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
+	// A regular file at its start is read in place (asked before any
+	// read: a buffered peek would move its offset).
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			if off, err := f.Seek(0, io.SeekCurrent); err == nil && off == 0 {
+				return ReplayAt(f, st.Size(), opt, fn)
+			}
+		}
+	}
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, err := br.Peek(16)
 	if err != nil || !IsPerfData(head) {
@@ -47,13 +64,6 @@ func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
 	}
 	if binary.LittleEndian.Uint64(head[8:]) == 16 {
 		return replayPipe(br, opt, fn)
-	}
-	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			if off, err := f.Seek(0, io.SeekCurrent); err == nil && off == 0 {
-				return replayFile(f, st.Size(), opt, fn)
-			}
-		}
 	}
 	tmp, err := os.CreateTemp(opt.TmpDir, "pfold-perfdata-*")
 	if err != nil {
@@ -93,7 +103,7 @@ func replayFile(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header
 		return nil, err
 	}
 	src := &source{r: bufio.NewReaderSize(io.NewSectionReader(ra, dataOff, dataLen), 1<<20), off: dataOff, end: dataOff + dataLen, order: binary.LittleEndian}
-	return h, newReplay(h, opt, fn).run(src)
+	return h, newReplay(h, opt, fn).runAll(src)
 }
 
 func replayPipe(br *bufio.Reader, opt Options, fn SampleFunc) (*Header, error) {
@@ -103,7 +113,7 @@ func replayPipe(br *bufio.Reader, opt Options, fn SampleFunc) (*Header, error) {
 	h := &Header{Pipe: true}
 	src := &source{r: br, off: 16, end: -1, order: binary.LittleEndian}
 	rp := newReplay(h, opt, fn)
-	return h, rp.run(src)
+	return h, rp.runAll(src)
 }
 
 // replay holds the state of one pass over the records.
@@ -116,33 +126,52 @@ type replay struct {
 	sym  *symbolizer
 
 	queue     []queued
-	arena     []byte // bodies of the queued records
-	seq       int
+	runs      []int    // sortQueue's
+	mergeBuf  []queued // sortQueue's
+	arena     []byte   // bodies of the queued records
+	spare     []byte   // the other arena, for compacting
+	seq       uint32
 	nextFlush uint64
 	maxTime   uint64
 	lastFlush uint64
 
 	sample Sample
+	sites  siteTable
+	ips    []uint64 // the frames of the sample being delivered, leaf first
+	modes  []uint8  // and their cpumodes
 	frames []Frame
-	named  map[namedKey]Frame // frames already named, by binary and address
+	// sink, when set, receives samples as sites (the direct fold);
+	// otherwise fn receives them as named frames.
+	sink sampleSink
+
+	// The goroutines of runAll: batches of ordered records.
+	pipe, free chan *batch
+	stop       chan struct{}
+	cur        *batch
 }
 
-type namedKey struct {
-	dso  *dso
-	addr uint64
+// sampleSink receives each sample in perf's order with its thread. It
+// is told of the replay before the first.
+type sampleSink interface {
+	begin(rp *replay)
+	sample(s *Sample, t *thread) error
 }
 
+// queued is a record waiting for its time: arena[start:] holds its
+// offset in the file (8 bytes) and the record, header included.
 type queued struct {
-	time       uint64
-	seq        int
-	typ        uint32
-	misc       uint16
-	off        int64
-	start, end int // the body in arena
+	time  uint64
+	seq   uint32 // arrival order, for ties
+	start uint32
 }
+
+// maxArena bounds the bytes of the records queued (start is 32 bits):
+// past it, everything queued is delivered, as perf's ordered_events
+// does when it reaches its memory limit.
+const maxArena = 1<<32 - 2*maxRecord
 
 func newReplay(h *Header, opt Options, fn SampleFunc) *replay {
-	return &replay{h: h, opt: opt, fn: fn}
+	return &replay{h: h, opt: opt, fn: fn, sink: opt.sink}
 }
 
 func (rp *replay) start() {
@@ -151,7 +180,13 @@ func (rp *replay) start() {
 	}
 	rp.dec = newDecoder(rp.h.Attrs)
 	rp.sym = newSymbolizer(rp.opt.Symbols, rp.h, rp.opt.Warn)
+	if rp.opt.Jobs > 1 {
+		rp.sym.sem = make(chan struct{}, rp.opt.Jobs-1)
+	}
 	rp.mach = newMachine(rp.sym)
+	if rp.sink != nil {
+		rp.sink.begin(rp)
+	}
 }
 
 func (rp *replay) run(src *source) error {
@@ -186,10 +221,9 @@ func (rp *replay) run(src *source) error {
 				return errAt(off, "tracing data record too short")
 			}
 			n := int64(binary.LittleEndian.Uint32(body))
-			if _, err := src.r.Discard(int((n + 7) &^ 7)); err != nil {
+			if err := src.skip((n + 7) &^ 7); err != nil {
 				return errAt(off, "truncated tracing data")
 			}
-			src.off += (n + 7) &^ 7
 			continue
 		case recAuxtrace:
 			if len(body) < 8 {
@@ -199,10 +233,9 @@ func (rp *replay) run(src *source) error {
 			if n < 0 || n > 1<<40 {
 				return errAt(off, "auxtrace record of %d bytes", n)
 			}
-			if _, err := src.r.Discard(int(n)); err != nil {
+			if err := src.skip(n); err != nil {
 				return errAt(off, "truncated auxtrace data")
 			}
-			src.off += n
 			continue
 		case recCompressed:
 			return errAt(off, "compressed records (perf record -z) are not read yet: fold it with `perf script -i FILE | pfold`")
@@ -229,15 +262,21 @@ func (rp *replay) run(src *source) error {
 			t, ok = rp.dec.trailerTime(body)
 		}
 		if !ok || t == 0 || t == ^uint64(0) {
-			if err := rp.deliver(typ, misc, body, off); err != nil {
+			if err := rp.out(typ, misc, body, off); err != nil {
 				return err
 			}
 			continue
 		}
+		if len(rp.arena) > maxArena {
+			if err := rp.flush(^uint64(0)); err != nil {
+				return err
+			}
+		}
 		rp.seq++
 		start := len(rp.arena)
-		rp.arena = append(rp.arena, body...)
-		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, typ: typ, misc: misc, off: off, start: start, end: len(rp.arena)})
+		rp.arena = binary.LittleEndian.AppendUint64(rp.arena, uint64(off))
+		rp.arena = append(rp.arena, rec...)
+		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, start: uint32(start)})
 		rp.maxTime = max(rp.maxTime, t)
 	}
 	if rp.dec == nil {
@@ -249,39 +288,187 @@ func (rp *replay) run(src *source) error {
 // flush delivers the queued records with time <= limit, in time order
 // (ties in arrival order), as perf's ordered_events does.
 func (rp *replay) flush(limit uint64) error {
-	slices.SortFunc(rp.queue, func(a, b queued) int {
-		if a.time != b.time {
-			if a.time < b.time {
-				return -1
-			}
-			return 1
-		}
-		return a.seq - b.seq
-	})
+	rp.sortQueue()
 	n := 0
 	for n < len(rp.queue) && rp.queue[n].time <= limit {
-		q := &rp.queue[n]
-		if err := rp.deliver(q.typ, q.misc, rp.arena[q.start:q.end], q.off); err != nil {
+		off, typ, misc, rec := rp.queuedAt(rp.queue[n].start)
+		if err := rp.out(typ, misc, rec[8:], off); err != nil {
 			return err
 		}
-		rp.lastFlush = q.time
+		rp.lastFlush = rp.queue[n].time
 		n++
 	}
 	rest := rp.queue[n:]
 	if len(rest) == 0 {
-		rp.queue, rp.arena = rp.queue[:0], rp.arena[:0]
+		rp.queue, rp.arena, rp.seq = rp.queue[:0], rp.arena[:0], 0
 		return nil
 	}
-	// Compact the arena to the records still queued.
-	var arena []byte
+	// Compact the arena to the records still queued, in the spare one,
+	// and number them again from 0 (they are in arrival order among
+	// equal times): seq never wraps.
+	arena := rp.spare[:0]
 	for i := range rest {
 		q := &rest[i]
+		q.seq = uint32(i)
+		_, _, _, rec := rp.queuedAt(q.start)
 		start := len(arena)
-		arena = append(arena, rp.arena[q.start:q.end]...)
-		q.start, q.end = start, len(arena)
+		arena = append(arena, rp.arena[q.start:int(q.start)+8+len(rec)]...)
+		q.start = uint32(start)
 	}
-	rp.arena = append(rp.arena[:0], arena...)
+	rp.arena, rp.spare = arena, rp.arena[:0]
 	rp.queue = append(rp.queue[:0], rest...)
+	rp.seq = uint32(len(rest))
+	return nil
+}
+
+// sortQueue sorts the queue by time, ties in arrival order. perf
+// writes a round as each CPU's buffer in turn, so the queue is a few
+// runs already in order: they are found and merged (a run's records
+// arrived before the next's, so ties take the left one), in linear time
+// for the usual handful of runs.
+func (rp *replay) sortQueue() {
+	q := rp.queue
+	runs := rp.runs[:0]
+	for i := 1; i < len(q); i++ {
+		if q[i].time < q[i-1].time {
+			runs = append(runs, i)
+		}
+	}
+	if len(runs) > 16 {
+		slices.SortFunc(q, func(a, b queued) int {
+			if a.time != b.time {
+				return cmp.Compare(a.time, b.time)
+			}
+			return cmp.Compare(a.seq, b.seq)
+		})
+		rp.runs = runs
+		return
+	}
+	runs = append(runs, len(q))
+	rp.runs = runs
+	start := 0
+	for _, end := range runs {
+		if start > 0 {
+			// q[:start] is merged; merge q[start:end] into it.
+			tmp := append(rp.mergeBuf[:0], q[:end]...)
+			a, b := tmp[:start], tmp[start:end]
+			k := 0
+			for len(a) > 0 && len(b) > 0 {
+				if b[0].time < a[0].time {
+					q[k], b = b[0], b[1:]
+				} else {
+					q[k], a = a[0], a[1:]
+				}
+				k++
+			}
+			k += copy(q[k:], a)
+			copy(q[k:], b)
+			rp.mergeBuf = tmp
+		}
+		start = end
+	}
+}
+
+// queuedAt returns the record queued at arena[start:] and its offset.
+func (rp *replay) queuedAt(start uint32) (off int64, typ uint32, misc uint16, rec []byte) {
+	a := rp.arena[start:]
+	off = int64(binary.LittleEndian.Uint64(a))
+	typ = binary.LittleEndian.Uint32(a[8:])
+	misc = binary.LittleEndian.Uint16(a[12:])
+	size := int(binary.LittleEndian.Uint16(a[14:]))
+	return off, typ, misc, a[8 : 8+size]
+}
+
+func (rp *replay) runAll(src *source) error {
+	if rp.opt.Jobs < 2 || rp.sink == nil {
+		return rp.run(src)
+	}
+	rp.pipe = make(chan *batch, pipeBatches-1)
+	rp.free = make(chan *batch, pipeBatches)
+	rp.stop = make(chan struct{})
+	for i := 0; i < pipeBatches-1; i++ {
+		rp.free <- &batch{}
+	}
+	rp.cur = &batch{}
+	go func() {
+		defer close(rp.pipe)
+		err := rp.run(src)
+		if err == nil {
+			err = io.EOF
+		}
+		if err == errStopped {
+			return
+		}
+		rp.cur.err = err
+		select {
+		case rp.pipe <- rp.cur:
+		case <-rp.stop:
+		}
+	}()
+	for b := range rp.pipe {
+		for _, r := range b.recs {
+			if err := rp.deliver(r.typ, r.misc, b.data[r.start:r.end], r.off); err != nil {
+				close(rp.stop)
+				for range rp.pipe {
+				}
+				return err
+			}
+		}
+		if b.err != nil {
+			if b.err == io.EOF {
+				return nil
+			}
+			return b.err
+		}
+		b.recs, b.data = b.recs[:0], b.data[:0]
+		rp.free <- b
+	}
+	return nil // not reached: the last batch carries io.EOF or an error
+}
+
+// A batch is records read and put in order, handed to the goroutine
+// that delivers them; the last one carries how the reading ended.
+type batch struct {
+	recs []batchRec
+	data []byte // the records' bodies
+	err  error
+}
+
+type batchRec struct {
+	typ        uint32
+	misc       uint16
+	off        int64
+	start, end int
+}
+
+const (
+	pipeBatches = 4
+	batchBytes  = 256 << 10
+)
+
+var errStopped = errors.New("stopped")
+
+// out delivers a record, or hands it to the delivering goroutine.
+func (rp *replay) out(typ uint32, misc uint16, body []byte, off int64) error {
+	if rp.pipe == nil {
+		return rp.deliver(typ, misc, body, off)
+	}
+	b := rp.cur
+	b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: len(b.data), end: len(b.data) + len(body)})
+	b.data = append(b.data, body...)
+	if len(b.data) < batchBytes {
+		return nil
+	}
+	select {
+	case rp.pipe <- b:
+	case <-rp.stop:
+		return errStopped
+	}
+	select {
+	case rp.cur = <-rp.free:
+	case <-rp.stop:
+		return errStopped
+	}
 	return nil
 }
 
@@ -343,68 +530,166 @@ func (rp *replay) deliverSample(misc uint16, body []byte, off int64) error {
 		return ErrDwarf
 	}
 	t := rp.mach.findThread(s.Pid, s.Tid)
+	if rp.sink != nil {
+		return rp.sink.sample(s, t)
+	}
+	rp.ips, rp.modes = chainFrames(s, rp.ips[:0], rp.modes[:0])
 	rp.frames = rp.frames[:0]
-	if s.Attr.SampleType&sampleCallchain != 0 {
-		cpumode := s.CPUMode
-		n := 0
-		for _, ip := range s.Callchain {
-			if n >= maxStack {
-				break
-			}
-			if ip >= contextMax {
-				switch ip {
-				case contextHV:
-					cpumode = cpumodeHV
-				case contextKernel:
-					cpumode = cpumodeKernel
-				case contextUser:
-					cpumode = cpumodeUser
-				default:
-					rp.frames = rp.frames[:0] // a corrupt chain: perf drops it all
-					n = maxStack
-				}
-				continue
-			}
-			n++
-			rp.frames = append(rp.frames, rp.resolve(t, cpumode, ip))
-		}
-	} else {
-		rp.frames = append(rp.frames, rp.resolve(t, s.CPUMode, s.IP))
+	for i, ip := range rp.ips {
+		rp.frames = append(rp.frames, rp.frame(rp.site(t, rp.modes[i], ip)))
 	}
 	return rp.fn(s, t.comm, rp.frames)
 }
 
-// resolve names ip as perf's thread__find_symbol does.
-func (rp *replay) resolve(t *thread, cpumode uint16, ip uint64) Frame {
-	f := Frame{IP: ip}
+// chainFrames appends to ips and modes the frames of s's call chain as
+// perf script walks them: leaf first, each with the cpumode its context
+// marker sets, at most maxStack of them, none of a corrupt chain. A
+// sample without a call chain has the one frame of its ip.
+func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
+	if s.Attr.SampleType&sampleCallchain == 0 {
+		return append(ips, s.IP), append(modes, uint8(s.CPUMode))
+	}
+	if s.Attr.SampleType&sampleBranchStack != 0 && s.Attr.BranchSampleType&branchCallStack != 0 {
+		if ips, modes, ok := lbrFrames(s, ips, modes); ok {
+			return ips, modes
+		}
+	}
+	cpumode := uint8(s.CPUMode)
+	for _, ip := range s.Callchain {
+		if len(ips) >= maxStack {
+			break
+		}
+		if ip >= contextMax {
+			switch ip {
+			case contextHV:
+				cpumode = cpumodeHV
+			case contextKernel:
+				cpumode = cpumodeKernel
+			case contextUser:
+				cpumode = cpumodeUser
+			default:
+				return ips[:0], modes[:0] // a corrupt chain: perf drops it all
+			}
+			continue
+		}
+		ips, modes = append(ips, ip), append(modes, cpumode)
+	}
+	return ips, modes
+}
+
+// lbrFrames appends the frames of a sample recorded with --call-graph
+// lbr as perf 6.1 walks them (resolve_lbr_callchain_sample, callee
+// order, without --stitch-lbr): the call chain's kernel part up to its
+// user context marker, then the user stack from the branch stack: the
+// first entry's target, then every entry's source. A chain with no user
+// part, or no branch entries, is not one (ok false): perf then walks
+// the call chain as usual.
+func lbrFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8, bool) {
+	chain := s.Callchain
+	end := -1
+	for i, ip := range chain[:min(len(chain), maxStack)] {
+		if ip == contextUser {
+			end = i
+			break
+		}
+	}
+	if end < 0 || len(s.Branches) == 0 {
+		return ips, modes, false
+	}
+	cpumode := uint8(cpumodeUser)
+	for _, ip := range chain[:end+1] {
+		if ip >= contextMax {
+			switch ip {
+			case contextHV:
+				cpumode = cpumodeHV
+			case contextKernel:
+				cpumode = cpumodeKernel
+			case contextUser:
+				cpumode = cpumodeUser
+			default:
+				return ips[:0], modes[:0], false // corrupt: perf walks it as usual, and drops it
+			}
+			continue
+		}
+		ips, modes = append(ips, ip), append(modes, cpumode)
+	}
+	ips, modes = append(ips, s.Branches[0].To), append(modes, cpumodeUserFB)
+	for _, b := range s.Branches {
+		ips, modes = append(ips, b.From), append(modes, cpumodeUserFB)
+	}
+	return ips, modes, true
+}
+
+// site returns the site of ip: the map that holds it, as perf's
+// thread__find_map does, and the address within the map.
+func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
 	var mp *mapping
 	switch cpumode {
 	case cpumodeKernel:
 		mp = rp.mach.kernel.find(ip)
 	case cpumodeUser:
 		mp = t.maps.find(ip)
+	case cpumodeUserFB:
+		// A branch's address, found as perf's thread__find_map_fb does:
+		// in the user maps, or the kernel's for a kernel address.
+		if mp = t.maps.find(ip); mp == nil && ip >= rp.mach.kernelStart() {
+			mp = rp.mach.kernel.find(ip)
+		}
 	}
-	if mp == nil {
-		return f
-	}
+	var d *dso
 	addr := ip
-	if !mp.identity {
-		addr = ip - mp.start + mp.pgoff
+	if mp != nil {
+		d = mp.dso
+		if !mp.identity {
+			addr = ip - mp.start + mp.pgoff // perf script prints the address within the map
+		}
 	}
-	k := namedKey{mp.dso, addr}
-	if f, ok := rp.named[k]; ok {
-		return f
+	id, fresh := rp.sites.intern(d, addr)
+	if fresh && d != nil {
+		rp.sym.prefetch(d)
 	}
-	f.DSO = mp.dso.name
-	f.IP = addr // perf script prints the address within the map
-	if name, start, ok := rp.sym.lookup(mp.dso, addr); ok {
-		f.Sym, f.Offset = name, addr-start
-	}
-	if rp.named == nil {
-		rp.named = map[namedKey]Frame{}
-	}
-	rp.named[k] = f
-	return f
+	return id
 }
 
-var _ = fmt.Sprintf
+// release lets go of the symbol tables and the sites, once every site
+// has been named: the replay is over. It returns about how many bytes
+// they held.
+func (rp *replay) release() int64 {
+	n := int64(len(rp.sites.sites))*24 + int64(len(rp.sites.slots))*16
+	for _, st := range rp.sites.sites {
+		if d := st.dso; d != nil && d.tab.syms != nil {
+			n += int64(len(d.tab.names)) + int64(len(d.tab.syms))*32
+			d.tab, d.shown = symtab{}, nil
+		}
+	}
+	rp.sites = siteTable{}
+	rp.sym.kernel, rp.sym.dsos = nil, nil
+	return n
+}
+
+// resolve looks up the symbol of site id, once.
+func (rp *replay) resolve(id int32) *site {
+	st := &rp.sites.sites[id]
+	if st.sym == symUnresolved {
+		st.sym = -1
+		if st.dso != nil {
+			st.sym = rp.sym.lookup(st.dso, st.addr)
+		}
+	}
+	return st
+}
+
+// frame names site id as perf's thread__find_symbol does.
+func (rp *replay) frame(id int32) Frame {
+	st := rp.resolve(id)
+	f := Frame{IP: st.addr}
+	if st.dso == nil {
+		return f
+	}
+	f.DSO = st.dso.name
+	if st.sym >= 0 {
+		sy := &st.dso.tab.syms[st.sym]
+		f.Sym, f.Offset = st.dso.display(st.sym), st.addr-sy.start
+	}
+	return f
+}

@@ -16,10 +16,16 @@ type Sample struct {
 	Period    uint64
 	CPU       uint32
 	Callchain []uint64
+	// Branches is the branch stack (from, to), kept when the event's
+	// branch stack is the call stack (--call-graph lbr).
+	Branches []Branch
 	// StackUser: the sample carries a copy of the user stack
 	// (--call-graph dwarf), to be unwound with CFI.
 	StackUser bool
 }
+
+// Branch is one entry of a sample's branch stack.
+type Branch struct{ From, To uint64 }
 
 // Callchain context markers.
 const (
@@ -36,6 +42,9 @@ const (
 	cpumodeKernel = 1
 	cpumodeUser   = 2
 	cpumodeHV     = 3
+	// cpumodeUserFB is pfold's: a branch stack's address, looked up in
+	// the user maps and, for a kernel address, the kernel's.
+	cpumodeUserFB = 8
 )
 
 // reader decodes records against the recording's attributes.
@@ -147,7 +156,7 @@ func (d *decoder) sampleTime(body []byte) (uint64, bool) {
 func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) error {
 	a := d.attrOfSample(body)
 	st := a.SampleType
-	*s = Sample{Attr: a, CPUMode: misc & 7, Callchain: s.Callchain[:0]}
+	*s = Sample{Attr: a, CPUMode: misc & 7, Callchain: s.Callchain[:0], Branches: s.Branches[:0]}
 	le := binary.LittleEndian
 	p := body
 	u64 := func() (uint64, bool) {
@@ -256,6 +265,11 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 		}
 		if nr > uint64(len(p)/24) {
 			return short("branch stack entries")
+		}
+		if a.BranchSampleType&branchCallStack != 0 {
+			for i := 0; i < int(nr); i++ {
+				s.Branches = append(s.Branches, Branch{From: le.Uint64(p[24*i:]), To: le.Uint64(p[24*i+8:])})
+			}
 		}
 		p = p[24*nr:]
 	}

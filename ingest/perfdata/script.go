@@ -10,46 +10,58 @@ import (
 // "\tADDR sym+0xOFF (dso)", then a blank line. pfold's perf script
 // parser reads it as it reads perf's own text.
 func AppendScript(dst []byte, s *Sample, comm string, frames []Frame) []byte {
+	dst = appendHeader(dst, s.Attr, comm, s.Pid, s.Tid, s.Time, s.Period)
+	for _, f := range frames {
+		dst = appendFrameLine(dst, f)
+	}
+	return append(dst, '\n')
+}
+
+// appendHeader appends the header line of a sample of event a, with its
+// newline: "comm pid/tid time: period event: ".
+func appendHeader(dst []byte, a *Attr, comm string, pid, tid int32, time, period uint64) []byte {
 	dst = append(dst, comm...)
 	dst = append(dst, ' ')
-	dst = strconv.AppendInt(dst, int64(s.Pid), 10)
+	dst = strconv.AppendInt(dst, int64(pid), 10)
 	dst = append(dst, '/')
-	dst = strconv.AppendInt(dst, int64(s.Tid), 10)
-	if s.Attr.SampleType&sampleTime != 0 {
+	dst = strconv.AppendInt(dst, int64(tid), 10)
+	if a.SampleType&sampleTime != 0 {
 		dst = append(dst, ' ')
-		dst = strconv.AppendUint(dst, s.Time/1e9, 10)
+		dst = strconv.AppendUint(dst, time/1e9, 10)
 		dst = append(dst, '.')
-		us := (s.Time % 1e9) / 1e3
+		us := (time % 1e9) / 1e3
 		dst = appendPadded(dst, us, 10, 6, '0')
 		dst = append(dst, ':')
 	}
-	if s.Attr.SampleType&samplePeriod != 0 {
+	if a.SampleType&samplePeriod != 0 {
 		dst = append(dst, ' ')
-		dst = strconv.AppendUint(dst, s.Period, 10)
+		dst = strconv.AppendUint(dst, period, 10)
 	}
 	dst = append(dst, ' ')
-	dst = append(dst, s.Attr.Name...)
-	dst = append(dst, ": \n"...)
-	for _, f := range frames {
-		dst = append(dst, '\t')
-		dst = appendPadded(dst, f.IP, 16, 16, ' ')
-		dst = append(dst, ' ')
-		if f.Sym == "" {
-			dst = append(dst, "[unknown]"...)
-		} else {
-			dst = append(dst, f.Sym...)
-			dst = append(dst, "+0x"...)
-			dst = strconv.AppendUint(dst, f.Offset, 16)
-		}
-		dst = append(dst, " ("...)
-		if f.DSO == "" {
-			dst = append(dst, "[unknown]"...)
-		} else {
-			dst = append(dst, f.DSO...)
-		}
-		dst = append(dst, ")\n"...)
+	dst = append(dst, a.Name...)
+	return append(dst, ": \n"...)
+}
+
+// appendFrameLine appends a frame's line, with its newline:
+// "\tADDR sym+0xOFF (dso)".
+func appendFrameLine(dst []byte, f Frame) []byte {
+	dst = append(dst, '\t')
+	dst = appendPadded(dst, f.IP, 16, 16, ' ')
+	dst = append(dst, ' ')
+	if f.Sym == "" {
+		dst = append(dst, "[unknown]"...)
+	} else {
+		dst = append(dst, f.Sym...)
+		dst = append(dst, "+0x"...)
+		dst = strconv.AppendUint(dst, f.Offset, 16)
 	}
-	return append(dst, '\n')
+	dst = append(dst, " ("...)
+	if f.DSO == "" {
+		dst = append(dst, "[unknown]"...)
+	} else {
+		dst = append(dst, f.DSO...)
+	}
+	return append(dst, ")\n"...)
 }
 
 // appendPadded appends v in base, right-aligned in width with pad.

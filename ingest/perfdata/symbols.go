@@ -3,6 +3,7 @@ package perfdata
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"encoding/binary"
 	"encoding/hex"
@@ -10,7 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -36,19 +37,73 @@ type dso struct {
 	kind    dsoKind
 	buildID []byte
 	pid     int32 // JIT maps: the process
+	id      uint32
 
-	loaded bool
-	syms   []symbol // sorted by start, ends fixed up
+	state   dsoState
+	done    chan struct{} // closed when a load on another goroutine ends
+	loadErr error
+	tab     symtab           // sorted by start, ends fixed up
+	shown   map[int32]string // names shown, by symbol
 	// refReloc, refName: the kernel's reference symbol as recorded.
 	refReloc uint64
 	refName  string
 }
 
+type dsoState uint8
+
+const (
+	dsoNew     dsoState = iota
+	dsoLoading          // on another goroutine
+	dsoLoaded
+)
+
+// symbol is one symbol of a binary. Its name is in its table's names
+// (the file's string table, kallsyms' text), so that a symbol holds no
+// pointer and the collector never scans the tables.
 type symbol struct {
 	start, end uint64
-	name       string
-	bind       elf.SymBind
-	typ        elf.SymType
+	name, nlen uint32 // names[name:name+nlen]
+	bind, typ  uint8  // elf.SymBind, elf.SymType
+	// mangled: a C++ or Rust name, demangled when it is first shown
+	// (most never are).
+	mangled bool
+}
+
+// symtab is symbols and the bytes their names are in.
+type symtab struct {
+	syms  []symbol
+	names []byte
+}
+
+func (t *symtab) raw(sy *symbol) []byte { return t.names[sy.name : sy.name+sy.nlen] }
+
+// addName appends a name to the table's names and returns where it is.
+func (t *symtab) addName(name string) (uint32, uint32) {
+	off := len(t.names)
+	t.names = append(t.names, name...)
+	return uint32(off), uint32(len(name))
+}
+
+// nameOf returns the name perf script prints for sy: demangled.
+func (t *symtab) nameOf(sy *symbol) string {
+	if sy.mangled {
+		return demangleName(string(t.raw(sy)))
+	}
+	return string(t.raw(sy))
+}
+
+// display returns the name perf script prints for symbol i of d, made
+// once.
+func (d *dso) display(i int32) string {
+	if name, ok := d.shown[i]; ok {
+		return name
+	}
+	if d.shown == nil {
+		d.shown = map[int32]string{}
+	}
+	name := d.tab.nameOf(&d.tab.syms[i])
+	d.shown[i] = name
+	return name
 }
 
 // SymbolOptions say where symbols are read from, as perf's options do.
@@ -68,6 +123,10 @@ type symbolizer struct {
 	kernel   *dso
 	buildIDs map[string][]byte // path -> build id from the header
 	warn     func(string)
+	nextID   uint32
+	// sem, when set, bounds the loads running on their own goroutines
+	// (Prefetch); without it symbols are loaded at first use.
+	sem chan struct{}
 }
 
 func newSymbolizer(opt SymbolOptions, h *Header, warn func(string)) *symbolizer {
@@ -90,7 +149,7 @@ func (s *symbolizer) dso(name string, buildID []byte, pid int32) *dso {
 		}
 		return d
 	}
-	d := &dso{name: name, kind: dsoELF, buildID: buildID, pid: pid}
+	d := s.newDSO(&dso{name: name, kind: dsoELF, buildID: buildID, pid: pid})
 	if d.buildID == nil {
 		d.buildID = s.buildIDs[name]
 	}
@@ -106,7 +165,7 @@ func (s *symbolizer) dso(name string, buildID []byte, pid int32) *dso {
 
 func (s *symbolizer) kernelDSO() *dso {
 	if s.kernel == nil {
-		s.kernel = &dso{name: "[kernel.kallsyms]", kind: dsoKernel, buildID: s.buildIDs["[kernel.kallsyms]"]}
+		s.kernel = s.newDSO(&dso{name: "[kernel.kallsyms]", kind: dsoKernel, buildID: s.buildIDs["[kernel.kallsyms]"]})
 	}
 	return s.kernel
 }
@@ -120,51 +179,109 @@ func (s *symbolizer) moduleDSO(path string) *dso {
 	if d := s.dsos[name]; d != nil {
 		return d
 	}
-	d := &dso{name: name, kind: dsoModule}
+	d := s.newDSO(&dso{name: name, kind: dsoModule})
 	s.dsos[name] = d
 	return d
 }
 
 func (s *symbolizer) ksymDSO(name string, addr, length uint64) *dso {
-	d := &dso{name: name, kind: dsoKsym, loaded: true,
-		syms: []symbol{{start: addr, end: addr + length, name: name}}}
+	d := s.newDSO(&dso{name: name, kind: dsoKsym, state: dsoLoaded})
+	off, n := d.tab.addName(name)
+	d.tab.syms = []symbol{{start: addr, end: addr + length, name: off, nlen: n}}
 	return d
 }
 
-// lookup names addr (file-relative for ELF maps, absolute otherwise).
-func (s *symbolizer) lookup(d *dso, addr uint64) (string, uint64, bool) {
-	if !d.loaded {
-		d.loaded = true
-		s.load(d)
+func (s *symbolizer) newDSO(d *dso) *dso {
+	s.nextID++
+	d.id = s.nextID
+	return d
+}
+
+// lookup returns the index in d.tab.syms of the symbol holding addr
+// (file-relative for ELF maps, absolute otherwise), or -1.
+func (s *symbolizer) lookup(d *dso, addr uint64) int32 {
+	s.ensure(d)
+	syms := d.tab.syms
+	lo, hi := 0, len(syms) // the first symbol starting past addr
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if syms[m].start > addr {
+			hi = m
+		} else {
+			lo = m + 1
+		}
 	}
-	syms := d.syms
-	i := sort.Search(len(syms), func(i int) bool { return syms[i].start > addr }) - 1
+	i := lo - 1
 	for k := i; k >= 0 && k > i-8; k-- {
 		sy := &syms[k]
 		if addr >= sy.start && (addr < sy.end || addr == sy.start) {
-			return sy.name, sy.start, true
+			return int32(k)
 		}
 	}
-	return "", 0, false
+	return -1
 }
 
-func (s *symbolizer) load(d *dso) {
-	var err error
+// prefetch starts loading d's symbols on a goroutine of their own, when
+// the symbolizer has room for them (sem); lookup waits for the load.
+// What the load reads of d is copied now: the replay goes on changing
+// the dso (a later mmap's build id) as loading at first use would not
+// see.
+func (s *symbolizer) prefetch(d *dso) {
+	if s.sem == nil || d.state != dsoNew {
+		return
+	}
+	d.state = dsoLoading
+	d.done = make(chan struct{})
+	snap := d.snapshot()
+	go func() {
+		s.sem <- struct{}{}
+		snap.loadErr = s.load(snap)
+		<-s.sem
+		d.tab, d.loadErr = snap.tab, snap.loadErr
+		close(d.done)
+	}()
+}
+
+// ensure loads d's symbols, or waits for the load prefetch began, and
+// says once when there are none.
+func (s *symbolizer) ensure(d *dso) {
+	switch d.state {
+	case dsoLoaded:
+		return
+	case dsoNew:
+		snap := d.snapshot()
+		d.loadErr = s.load(snap)
+		d.tab = snap.tab
+	case dsoLoading:
+		<-d.done
+	}
+	d.state = dsoLoaded
+	if d.loadErr != nil && s.warn != nil {
+		s.warn(fmt.Sprintf("no symbols for %s: %v", d.name, d.loadErr))
+	}
+}
+
+// snapshot copies what loading reads of d.
+func (d *dso) snapshot() *dso {
+	return &dso{name: d.name, kind: d.kind, buildID: d.buildID, pid: d.pid, id: d.id, refReloc: d.refReloc, refName: d.refName}
+}
+
+// load reads d's symbols into d.tab. It touches nothing but d and
+// reads the symbolizer's options only, so loads may run concurrently.
+func (s *symbolizer) load(d *dso) error {
 	switch d.kind {
 	case dsoKernel:
-		err = s.loadKallsyms(d)
+		return s.loadKallsyms(d)
 	case dsoModule:
 		s.loadModuleFromKallsyms(d)
 	case dsoJIT:
-		err = s.loadPerfMap(d)
+		return s.loadPerfMap(d)
 	case dsoVDSO:
-		err = s.loadVDSO(d)
+		return s.loadVDSO(d)
 	case dsoELF:
-		err = s.loadELF(d)
+		return s.loadELF(d)
 	}
-	if err != nil && s.warn != nil {
-		s.warn(fmt.Sprintf("no symbols for %s: %v", d.name, err))
-	}
+	return nil
 }
 
 // --- ELF -------------------------------------------------------------
@@ -294,11 +411,17 @@ func (s *symbolizer) loadELF(d *dso) error {
 	if symsSrc == nil && runtime != nil {
 		if mini := miniDebugInfo(runtime.f); mini != nil {
 			opened = append(opened, mini)
-			syms := s.elfSymbols(mini.f, runtime.f, false)
-			syms = append(syms, s.elfSymbols(runtime.f, runtime.f, true)...)
-			d.syms = fixup(syms, false)
-			d.syms = append(d.syms, pltSymbols(runtime.f, s)...)
-			d.syms = sortSyms(d.syms)
+			tab := s.elfSymbols(mini.f, runtime.f, false)
+			dyn := s.elfSymbols(runtime.f, runtime.f, true)
+			base := uint32(len(tab.names))
+			tab.names = append(tab.names, dyn.names...)
+			for _, sy := range dyn.syms {
+				sy.name += base
+				tab.syms = append(tab.syms, sy)
+			}
+			fixup(&tab, false)
+			tab.syms = mergeSyms(tab.syms, pltSymbols(runtime.f, s, &tab))
+			d.tab = tab
 			return nil
 		}
 	}
@@ -311,82 +434,230 @@ func (s *symbolizer) loadELF(d *dso) error {
 	if runtime == nil {
 		runtime = symsSrc
 	}
-	syms := s.elfSymbols(symsSrc.f, runtime.f, !symsSrc.symtab)
-	if len(syms) > 0 {
-		d.syms = fixup(syms, false)
-		d.syms = sortSyms(append(d.syms, pltSymbols(runtime.f, s)...))
+	tab := s.elfSymbols(symsSrc.f, runtime.f, !symsSrc.symtab)
+	if len(tab.syms) > 0 {
+		fixup(&tab, false)
+		tab.syms = mergeSyms(tab.syms, pltSymbols(runtime.f, s, &tab))
+		d.tab = tab
 	}
 	return nil
 }
 
+// sortSyms sorts s by start, keeping the order of equal starts, as
+// perf's insertion in its tree does. Symbol tables are often sorted
+// already; others are sorted by a stable radix sort of their starts, 16
+// bits a pass (passes over bits all symbols share are skipped), which
+// moves indices, not symbols, until the end.
 func sortSyms(s []symbol) []symbol {
-	sort.SliceStable(s, func(i, j int) bool { return s[i].start < s[j].start })
-	return s
-}
-
-// elfSymbols reads the function, object and label symbols of f (its
-// .dynsym when dynsym, else .symtab), at file offsets as perf keeps them.
-func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) []symbol {
-	var list []elf.Symbol
-	var err error
-	if dynsym {
-		list, err = f.DynamicSymbols()
-	} else {
-		list, err = f.Symbols()
+	byStart := func(a, b symbol) int { return cmp.Compare(a.start, b.start) }
+	if slices.IsSortedFunc(s, byStart) {
+		return s
 	}
-	if err != nil {
-		return nil
+	if len(s) < 1<<10 {
+		slices.SortStableFunc(s, byStart)
+		return s
 	}
-	var out []symbol
-	for _, sy := range list {
-		typ, bind := elf.ST_TYPE(sy.Info), elf.ST_BIND(sy.Info)
-		vis := elf.ST_VISIBILITY(sy.Other)
-		isFunc := (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && sy.Name != "" && sy.Section != elf.SHN_UNDEF
-		isObj := typ == elf.STT_OBJECT && sy.Name != "" && sy.Section != elf.SHN_UNDEF
-		isLabel := typ == elf.STT_NOTYPE && sy.Name != "" && sy.Section != elf.SHN_UNDEF && sy.Section != elf.SHN_ABS &&
-			vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
-		if !isLabel && !isFunc && !isObj {
-			continue
+	idx := make([]uint32, len(s))
+	tmp := make([]uint32, len(s))
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	var or, and uint64 = 0, ^uint64(0)
+	for i := range s {
+		or |= s[i].start
+		and &= s[i].start
+	}
+	var count [1 << 16]int
+	for shift := uint(0); shift < 64; shift += 16 {
+		if (or^and)>>shift&0xffff == 0 {
+			continue // every start has the same bits here
 		}
-		if sy.Section == elf.SHN_ABS || int(sy.Section) >= len(f.Sections) {
-			continue
+		clear(count[:])
+		for _, i := range idx {
+			count[s[i].start>>shift&0xffff]++
 		}
-		sec := f.Sections[sy.Section]
-		if sec.Flags&elf.SHF_ALLOC == 0 {
-			continue
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
 		}
-		if sec.Type == elf.SHT_NOBITS && int(sy.Section) < len(runtime.Sections) {
-			sec = runtime.Sections[sy.Section]
+		for _, i := range idx {
+			d := s[i].start >> shift & 0xffff
+			tmp[count[d]] = i
+			count[d]++
 		}
-		if isLabel && !strings.Contains(sec.Name, "text") && !strings.Contains(sec.Name, "data") {
-			continue
-		}
-		v := sy.Value
-		if ph := loadSegment(runtime, v); ph != nil {
-			v -= ph.Vaddr - ph.Off
-		} else {
-			v -= sec.Addr - sec.Offset
-		}
-		name := sy.Name
-		if !s.opt.NoDemangle {
-			name = demangleName(name)
-		}
-		out = append(out, symbol{start: v, end: v + sy.Size, name: name, bind: bind, typ: typ})
+		idx, tmp = tmp, idx
+	}
+	out := make([]symbol, len(s))
+	for j, i := range idx {
+		out[j] = s[i]
 	}
 	return out
 }
 
-func loadSegment(f *elf.File, vaddr uint64) *elf.ProgHeader {
+// mergeSyms returns the sorted syms and more as one sorted list, syms
+// first at equal starts: what sorting them appended would give.
+func mergeSyms(syms, more []symbol) []symbol {
+	if len(more) == 0 {
+		return syms
+	}
+	more = sortSyms(more)
+	out := make([]symbol, 0, len(syms)+len(more))
+	i, j := 0, 0
+	for i < len(syms) && j < len(more) {
+		if more[j].start < syms[i].start {
+			out = append(out, more[j])
+			j++
+		} else {
+			out = append(out, syms[i])
+			i++
+		}
+	}
+	out = append(out, syms[i:]...)
+	return append(out, more[j:]...)
+}
+
+// elfSymbols reads the function, object and label symbols of f (its
+// .dynsym when dynsym, else .symtab), at file offsets as perf keeps them.
+// C++ and Rust names are marked to be demangled at first use. The
+// names stay in the file's string table.
+func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) symtab {
+	list, strs, err := rawSymbols(f, dynsym)
+	if err != nil {
+		return symtab{}
+	}
+	loads := loadSegments(runtime)
+	out := make([]symbol, 0, len(list))
+	for _, sy := range list {
+		typ, bind := elf.ST_TYPE(sy.info), elf.ST_BIND(sy.info)
+		vis := elf.ST_VISIBILITY(sy.other)
+		if sy.nlen == 0 || sy.shndx == elf.SHN_UNDEF {
+			continue
+		}
+		isFunc := typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC
+		isObj := typ == elf.STT_OBJECT
+		isLabel := typ == elf.STT_NOTYPE && sy.shndx != elf.SHN_ABS &&
+			vis != elf.STV_HIDDEN && vis != elf.STV_INTERNAL
+		if !isLabel && !isFunc && !isObj {
+			continue
+		}
+		if sy.shndx == elf.SHN_ABS || int(sy.shndx) >= len(f.Sections) {
+			continue
+		}
+		sec := f.Sections[sy.shndx]
+		if sec.Flags&elf.SHF_ALLOC == 0 {
+			continue
+		}
+		if sec.Type == elf.SHT_NOBITS && int(sy.shndx) < len(runtime.Sections) {
+			sec = runtime.Sections[sy.shndx]
+		}
+		if isLabel && !strings.Contains(sec.Name, "text") && !strings.Contains(sec.Name, "data") {
+			continue
+		}
+		v := sy.value
+		if ph := loads.find(v); ph != nil {
+			v -= ph.Vaddr - ph.Off
+		} else {
+			v -= sec.Addr - sec.Offset
+		}
+		name := strs[sy.name : sy.name+sy.nlen]
+		mangled := !s.opt.NoDemangle && (bytes.HasPrefix(name, []byte("_Z")) || bytes.HasPrefix(name, []byte("_R")))
+		out = append(out, symbol{start: v, end: v + sy.size, name: sy.name, nlen: sy.nlen, bind: uint8(bind), typ: uint8(typ), mangled: mangled})
+	}
+	return symtab{syms: out, names: strs}
+}
+
+// rawSymbol is an ELF symbol as the table holds it; its name is at
+// name, nlen of the string table rawSymbols returns.
+type rawSymbol struct {
+	name, nlen  uint32
+	info, other byte
+	shndx       elf.SectionIndex
+	value, size uint64
+}
+
+// rawSymbols reads f's .symtab (or .dynsym) as it is, and returns it
+// with its string table: a little-endian 64-bit table is walked in
+// place, its names left in the string table (debug/elf allocates each);
+// other files go through debug/elf.
+func rawSymbols(f *elf.File, dynsym bool) ([]rawSymbol, []byte, error) {
+	typ := elf.SHT_SYMTAB
+	if dynsym {
+		typ = elf.SHT_DYNSYM
+	}
+	var sec *elf.Section
+	for _, sc := range f.Sections {
+		if sc.Type == typ {
+			sec = sc
+			break
+		}
+	}
+	if sec == nil {
+		return nil, nil, elf.ErrNoSymbols
+	}
+	if f.Class != elf.ELFCLASS64 || f.ByteOrder != binary.LittleEndian || int(sec.Link) >= len(f.Sections) {
+		var list []elf.Symbol
+		var err error
+		if dynsym {
+			list, err = f.DynamicSymbols()
+		} else {
+			list, err = f.Symbols()
+		}
+		var names []byte
+		out := make([]rawSymbol, len(list))
+		for i, sy := range list {
+			out[i] = rawSymbol{name: uint32(len(names)), nlen: uint32(len(sy.Name)), info: sy.Info, other: sy.Other, shndx: sy.Section, value: sy.Value, size: sy.Size}
+			names = append(names, sy.Name...)
+		}
+		return out, names, err
+	}
+	data, err := sec.Data()
+	if err != nil {
+		return nil, nil, err
+	}
+	strs, err := f.Sections[sec.Link].Data()
+	if err != nil {
+		return nil, nil, err
+	}
+	const entSize = 24
+	if len(data) < entSize || len(strs) >= 1<<32 {
+		return nil, strs, nil
+	}
+	out := make([]rawSymbol, 0, len(data)/entSize-1)
+	for p := data[entSize:]; len(p) >= entSize; p = p[entSize:] {
+		le := binary.LittleEndian
+		var off, n uint32
+		if o := le.Uint32(p); int(o) < len(strs) {
+			off = o
+			n = uint32(len(strs) - int(o))
+			if i := bytes.IndexByte(strs[o:], 0); i >= 0 {
+				n = uint32(i)
+			}
+		}
+		out = append(out, rawSymbol{name: off, nlen: n, info: p[4], other: p[5], shndx: elf.SectionIndex(le.Uint16(p[6:])),
+			value: le.Uint64(p[8:]), size: le.Uint64(p[16:])})
+	}
+	return out, strs, nil
+}
+
+// loads are a file's PT_LOAD segments.
+type loads []*elf.ProgHeader
+
+func loadSegments(f *elf.File) loads {
+	var l loads
 	for _, p := range f.Progs {
-		if p.Type != elf.PT_LOAD {
-			continue
+		if p.Type == elf.PT_LOAD && max(p.Memsz, p.Filesz) > 0 {
+			l = append(l, &p.ProgHeader)
 		}
-		sz := max(p.Memsz, p.Filesz)
-		if sz == 0 {
-			continue
-		}
-		if vaddr >= p.Vaddr && vaddr < p.Vaddr+sz {
-			return &p.ProgHeader
+	}
+	return l
+}
+
+// find returns the segment holding vaddr.
+func (l loads) find(vaddr uint64) *elf.ProgHeader {
+	for _, p := range l {
+		if vaddr >= p.Vaddr && vaddr < p.Vaddr+max(p.Memsz, p.Filesz) {
+			return p
 		}
 	}
 	return nil
@@ -447,15 +718,15 @@ func miniDebugInfo(f *elf.File) *elfSource {
 	return &elfSource{f: mf, closer: io.NopCloser(nil), symtab: true}
 }
 
-// fixup sorts syms, gives zero-sized symbols the room up to the next
-// one and drops aliases at the same address but the best, as perf's
-// symbols__fixup_end and symbols__fixup_duplicate do.
-func fixup(syms []symbol, kallsyms bool) []symbol {
-	syms = sortSyms(syms)
+// fixup sorts the symbols, gives zero-sized symbols the room up to the
+// next one and drops aliases at the same address but the best, as
+// perf's symbols__fixup_end and symbols__fixup_duplicate do.
+func fixup(t *symtab, kallsyms bool) {
+	syms := sortSyms(t.syms)
 	for i := 0; i+1 < len(syms); i++ {
 		prev, cur := &syms[i], &syms[i+1]
 		if prev.end == prev.start {
-			if kallsyms && strings.Contains(prev.name, "[") != strings.Contains(cur.name, "[") {
+			if kallsyms && bytes.IndexByte(t.raw(prev), '[') >= 0 != (bytes.IndexByte(t.raw(cur), '[') >= 0) {
 				prev.end = roundUp(prev.end+4096, 4096)
 			} else {
 				prev.end = cur.start
@@ -468,20 +739,20 @@ func fixup(syms []symbol, kallsyms bool) []symbol {
 	out := syms[:0]
 	for _, sy := range syms {
 		if n := len(out); n > 0 && out[n-1].start == sy.start {
-			if !better(&out[n-1], &sy) {
+			if !better(t, &out[n-1], &sy) {
 				out[n-1] = sy
 			}
 			continue
 		}
 		out = append(out, sy)
 	}
-	return out
+	t.syms = out
 }
 
 func roundUp(x, to uint64) uint64 { return (x + to - 1) / to * to }
 
 // better reports whether a is kept over b (perf's choose_best_symbol).
-func better(a, b *symbol) bool {
+func better(t *symtab, a, b *symbol) bool {
 	la, lb := a.end-a.start, b.end-b.start
 	if lb == 0 && la > 0 {
 		return true
@@ -489,31 +760,33 @@ func better(a, b *symbol) bool {
 	if la == 0 && lb > 0 {
 		return false
 	}
-	wa, wb := a.bind == elf.STB_WEAK, b.bind == elf.STB_WEAK
+	wa, wb := elf.SymBind(a.bind) == elf.STB_WEAK, elf.SymBind(b.bind) == elf.STB_WEAK
 	if wb && !wa {
 		return true
 	}
 	if wa && !wb {
 		return false
 	}
-	ga, gb := a.bind == elf.STB_GLOBAL, b.bind == elf.STB_GLOBAL
+	ga, gb := elf.SymBind(a.bind) == elf.STB_GLOBAL, elf.SymBind(b.bind) == elf.STB_GLOBAL
 	if ga && !gb {
 		return true
 	}
 	if gb && !ga {
 		return false
 	}
-	ua, ub := underscores(a.name), underscores(b.name)
+	// perf compares the names as it shows them: demangled.
+	an, bn := t.nameOf(a), t.nameOf(b)
+	ua, ub := underscores(an), underscores(bn)
 	if ub > ua {
 		return true
 	}
 	if ua > ub {
 		return false
 	}
-	if len(a.name) > len(b.name) {
+	if len(an) > len(bn) {
 		return true
 	}
-	if len(a.name) < len(b.name) {
+	if len(an) < len(bn) {
 		return false
 	}
 	return true
@@ -533,6 +806,16 @@ func demangleName(name string) string {
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
 		return name
 	}
+	if strings.HasPrefix(name, "_Z") {
+		a, err := demangle.ToAST(name, demangle.NoParams)
+		if err != nil {
+			return name
+		}
+		if b := a.Copy(addressOfFunction, func(demangle.AST) bool { return false }); b != nil {
+			a = b
+		}
+		return demangle.ASTToString(a, demangle.NoParams)
+	}
 	out, err := demangle.ToString(name, demangle.NoParams)
 	if err != nil {
 		return name
@@ -540,9 +823,39 @@ func demangleName(name string) string {
 	return out
 }
 
+// addressOfFunction prints the address of a function taken in a template
+// argument as GNU's demangler does (perf's): the argument list is left
+// out only for a qualified name ("f<&ns::g>"), others print whole and in
+// parentheses ("f<&(g(int))>", "f<&(void g<int>(int))>"), where Go's
+// demangler leaves every argument list out.
+func addressOfFunction(x demangle.AST) demangle.AST {
+	u, ok := x.(*demangle.Unary)
+	if !ok {
+		return nil
+	}
+	if op, ok := u.Op.(*demangle.Operator); !ok || op.Name != "&" {
+		return nil
+	}
+	t, ok := u.Expr.(*demangle.Typed)
+	if !ok {
+		return nil
+	}
+	if _, ok := t.Type.(*demangle.FunctionType); !ok {
+		return nil
+	}
+	if _, ok := t.Name.(*demangle.Qualified); ok {
+		return nil
+	}
+	return &demangle.Unary{Op: u.Op, Expr: &demangle.Name{Name: "(" + demangle.ASTToString(t) + ")"}, Suffix: u.Suffix, SizeofType: u.SizeofType}
+}
+
 // pltSymbols synthesizes "name@plt" symbols for the .plt entries of f,
-// as perf does (x86-64 lazy and .plt.sec layouts).
-func pltSymbols(f *elf.File, s *symbolizer) []symbol {
+// as perf 6.1 does on x86-64: one entry of the section's entry size per
+// .rela.plt relocation, in relocation order, after a header of that size.
+// It names no header (".plt") and reads no .plt.sec: samples there are
+// [unknown] to perf 6.1 (later perfs name both; checked with the
+// recordings of testdata/perfdata/plt).
+func pltSymbols(f *elf.File, s *symbolizer, t *symtab) []symbol {
 	plt := f.Section(".plt")
 	if plt == nil || f.Machine != elf.EM_X86_64 {
 		return nil
@@ -558,7 +871,7 @@ func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 			entry = 8
 		}
 	}
-	syms, err := f.DynamicSymbols()
+	syms, strs, err := rawSymbols(f, true)
 	if err != nil {
 		return nil
 	}
@@ -566,43 +879,23 @@ func pltSymbols(f *elf.File, s *symbolizer) []symbol {
 	if err != nil {
 		return nil
 	}
-	out := []symbol{{start: plt.Offset, end: plt.Offset + entry, name: ".plt", bind: elf.STB_GLOBAL, typ: elf.STT_FUNC}}
-	off := plt.Offset
-	lazy := true
-	if sec := f.Section(".plt.sec"); sec != nil {
-		out[0].end = plt.Offset + plt.Size
-		off = sec.Offset
-		lazy = false
-	}
 	n := len(data) / 24
-	if lazy {
-		if uint64(n)*entry == plt.Size {
-			out = out[:0]
-		} else {
-			off += entry
-		}
-	}
-	type ent struct {
-		off uint64
-		sym uint32
-	}
-	ents := make([]ent, n)
-	for i := 0; i < n; i++ {
-		r := data[i*24:]
-		ents[i] = ent{binary.LittleEndian.Uint64(r), uint32(binary.LittleEndian.Uint64(r[8:]) >> 32)}
-	}
+	out := make([]symbol, 0, n)
+	off := plt.Offset + entry // past the header
 	// perf 6.1 pairs slots with relocations in .rela.plt order, unsorted
 	// (later perfs sort by offset, which names IFUNC slots better).
-	for _, e := range ents {
+	for i := 0; i < n; i++ {
+		sym := uint32(binary.LittleEndian.Uint64(data[i*24+8:]) >> 32)
 		name := ""
-		if e.sym > 0 && int(e.sym) <= len(syms) {
-			name = syms[e.sym-1].Name
+		if sym > 0 && int(sym) <= len(syms) {
+			name = string(strs[syms[sym-1].name : syms[sym-1].name+syms[sym-1].nlen])
 			if !s.opt.NoDemangle {
 				name = demangleName(name)
 			}
 		}
 		name += "@plt" // perf 6.1 names an IFUNC slot with no symbol just "@plt"
-		out = append(out, symbol{start: off, end: off + entry, name: name, bind: elf.STB_GLOBAL, typ: elf.STT_FUNC})
+		no, nn := t.addName(name)
+		out = append(out, symbol{start: off, end: off + entry, name: no, nlen: nn, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC)})
 		off += entry
 	}
 	return out
@@ -624,33 +917,41 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 		}
 		path = "/proc/kallsyms"
 	}
-	f, err := os.Open(path)
+	data, err := readAll(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	var syms []symbol
+	if len(data) >= 1<<32 {
+		return fmt.Errorf("%s: %d bytes of kernel symbols", path, len(data))
+	}
+	// The names stay in the text read.
+	syms := make([]symbol, 0, bytes.Count(data, []byte{'\n'})+1)
 	var ref uint64
 	refName := d.refName
 	if refName == "" {
 		refName = "_text"
 	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	for pos := 0; pos < len(data); {
+		line := data[pos:]
+		start := pos
+		if i := bytes.IndexByte(line, '\n'); i >= 0 {
+			line = line[:i]
+			pos += i + 1
+		} else {
+			pos = len(data)
+		}
 		// "ffffffff81000000 T _text" or "ffffffffc0000000 t foo\t[mod]"
-		sp1 := strings.IndexByte(line, ' ')
+		sp1 := bytes.IndexByte(line, ' ')
 		if sp1 < 0 || len(line) < sp1+4 {
 			continue
 		}
-		addr, err := strconv.ParseUint(line[:sp1], 16, 64)
-		if err != nil {
+		addr, ok := parseHex(line[:sp1])
+		if !ok {
 			continue
 		}
 		typ := line[sp1+1]
 		name := line[sp1+3:]
-		if name == refName {
+		if string(name) == refName {
 			ref = addr
 		}
 		switch typ | 0x20 {
@@ -658,7 +959,7 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 		default:
 			continue
 		}
-		if strings.HasPrefix(name, "$") {
+		if len(name) > 0 && name[0] == '$' {
 			continue
 		}
 		bind := elf.STB_LOCAL
@@ -667,13 +968,10 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 		} else if typ >= 'A' && typ <= 'Z' {
 			bind = elf.STB_GLOBAL
 		}
-		if i := strings.IndexByte(name, '\t'); i >= 0 {
+		if bytes.IndexByte(name, '\t') >= 0 {
 			continue // module symbols belong to module maps
 		}
-		syms = append(syms, symbol{start: addr, end: addr, name: name, bind: bind})
-	}
-	if err := sc.Err(); err != nil {
-		return err
+		syms = append(syms, symbol{start: addr, end: addr, name: uint32(start + sp1 + 3), nlen: uint32(len(name)), bind: uint8(bind)})
 	}
 	if ref != 0 && d.refReloc != 0 && ref != d.refReloc {
 		delta := d.refReloc - ref
@@ -682,11 +980,69 @@ func (s *symbolizer) loadKallsyms(d *dso) error {
 			syms[i].end += delta
 		}
 	}
-	d.syms = fixup(syms, true)
+	d.tab = symtab{syms: syms, names: data}
+	fixup(&d.tab, true)
 	return nil
 }
 
 func (s *symbolizer) loadModuleFromKallsyms(d *dso) {}
+
+// readAll reads a file whole. Files of /proc say they are empty: they
+// are read into a buffer that starts large (os.ReadFile grows one from
+// 512 bytes, copying /proc/kallsyms's megabytes a dozen times).
+func readAll(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	n := 8 << 20
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		n = int(st.Size()) + 1
+	}
+	buf := make([]byte, 0, n)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		k, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+k]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// parseHex parses a hexadecimal number as strconv.ParseUint(x, 16, 64)
+// does, without its error value.
+func parseHex(x []byte) (uint64, bool) {
+	if len(x) == 0 {
+		return 0, false
+	}
+	var v uint64
+	for i := 0; i < len(x); i++ {
+		c := x[i]
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		if v>>60 != 0 {
+			return 0, false // overflow
+		}
+		v = v<<4 | uint64(d)
+	}
+	return v, true
+}
 
 func runningKernelBuildID() []byte {
 	data, err := os.ReadFile("/sys/kernel/notes")
@@ -706,7 +1062,7 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 		return err
 	}
 	defer f.Close()
-	var syms []symbol
+	var t symtab
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -725,9 +1081,11 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 			continue
 		}
 		name := strings.TrimRight(line[f1+1+f2+1:], "\n")
-		syms = append(syms, symbol{start: start, end: start + size, name: name, bind: elf.STB_GLOBAL, typ: elf.STT_FUNC})
+		off, n := t.addName(name)
+		t.syms = append(t.syms, symbol{start: start, end: start + size, name: off, nlen: n, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC)})
 	}
-	d.syms = fixup(syms, false)
+	fixup(&t, false)
+	d.tab = t
 	return sc.Err()
 }
 
@@ -747,8 +1105,9 @@ func (s *symbolizer) loadVDSO(d *dso) error {
 			continue
 		}
 		defer f.Close()
-		syms := s.elfSymbols(f, f, f.Section(".symtab") == nil)
-		d.syms = fixup(syms, false)
+		t := s.elfSymbols(f, f, f.Section(".symtab") == nil)
+		fixup(&t, false)
+		d.tab = t
 		return nil
 	}
 	return fmt.Errorf("vdso %s not in the build-id cache", h)

@@ -5,7 +5,9 @@
 // --skip-after. It folds serially (Parser, one line at a time) or on
 // several workers over chunks cut at blank lines (FoldChunks), with the
 // same result; a cache of folded frame lines and a table of repeated
-// samples keep the per-line work small.
+// samples keep the per-line work small. Namer lends the same rules, one
+// frame line or header line at a time, to ingest/perfdata, which reads
+// perf.data's samples itself.
 //
 // It imports fold, stream, ingest/format and internal/table (the shared
 // hash table); never another format, a transform, a writer or a command.

@@ -1,0 +1,540 @@
+package perfdata
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"runtime"
+	"slices"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/perfscript"
+)
+
+// folder folds samples into stacks without printing them. A sample is
+// written down as its header (process, thread, event) and the sites of
+// its call chain. When that list fills (the run's memory for the
+// parser), or the recording ends, it is flushed: the new sites are
+// looked up in their symbol tables;
+// each site is named once, by the perf-script parser's own rules
+// (perfscript.Namer) on the line perf script would print for it; the
+// samples are summed again by folded stack (names, with --skip-after
+// and left-out frames applied); and each distinct stack's text is built
+// once and emitted.
+type folder struct {
+	namer  *perfscript.Namer
+	emit   format.EmitFunc
+	addrs  bool  // --addrs: an unknown symbol is named by its address
+	budget int64 // bytes the table of samples holds before it is flushed
+	jobs   int   // goroutines a flush may sort on
+	rp     *replay
+
+	hdrs  []hdr
+	hdrOf map[hdrKey]int32
+
+	names  [][]byte // process name frames; a stack's key holds index+1
+	nameOf map[string]int32
+
+	// The samples, in order: header id, number of sites, weight (two
+	// words), sites leaf first. Writing them down costs less than summing
+	// them by sites, which nearly all differ (the leaf's address).
+	recs     [][]uint32
+	recsLen  int // words in recs
+	resolved int // sites[:resolved] have had their symbols looked up
+
+	// Folded frames, by fid, and the pieces of text they and the
+	// process names are made of (tokens), each held once.
+	frames   []frameName
+	fidFlags []uint8    // by fid
+	siteFid  [2][]int32 // the fid of each site, not java's and java's; -1: not named yet
+	fidToks  []int32
+	fidOf    map[nameKey]int32
+	nameTok  []int32 // by index in names
+	toks     []tokRef
+	tokText  []byte
+	tokOf    map[string]int32
+
+	// The stacks of one flush: name and fids, leaf first → count.
+	stacks sums
+
+	ips       []uint64
+	modes     []uint8
+	key, line []byte
+	stack     []byte
+	seq       []int32 // the stacks of a flush as tokens
+	seqOff    []uint32
+	order     []int32
+	merged    []int32
+	scratch   [2][]byte // compareSeqs's
+}
+
+type hdrKey struct {
+	comm     string
+	pid, tid int32
+	attr     *Attr
+}
+
+type hdr struct {
+	perfscript.Header
+	name int32 // index+1 in names; 0: none
+}
+
+// frameName is a folded frame: its pieces' tokens, fidToks[tokOff:]
+// (nends of them), their text's length, and whether --skip-after names
+// it.
+type frameName struct {
+	tlen, tokOff, nends uint32
+	skipAfter           bool
+}
+
+type tokRef struct{ off, n uint32 }
+
+// nameKey is what a site's folded frame depends on: its symbol (or,
+// for an unknown one, its binary, and its address with --addrs) and
+// whether the process is java's.
+type nameKey struct {
+	dso  *dso
+	sym  int32
+	addr uint64
+	java bool
+}
+
+func newFolder(namer *perfscript.Namer, emit format.EmitFunc, addrs bool, budget int64, jobs int) *folder {
+	return &folder{namer: namer, emit: emit, addrs: addrs, budget: max(budget, 1), jobs: jobs}
+}
+
+// begin starts a recording: sites, headers and frames are its own.
+func (f *folder) begin(rp *replay) {
+	f.rp = rp
+	f.hdrs, f.hdrOf = f.hdrs[:0], map[hdrKey]int32{}
+	f.names, f.nameOf = f.names[:0], map[string]int32{}
+	f.frames, f.fidFlags, f.fidToks, f.fidOf = f.frames[:0], f.fidFlags[:0], f.fidToks[:0], map[nameKey]int32{}
+	f.siteFid = [2][]int32{f.siteFid[0][:0], f.siteFid[1][:0]}
+	f.nameTok, f.toks, f.tokText, f.tokOf = f.nameTok[:0], f.toks[:0], f.tokText[:0], map[string]int32{}
+	f.recs, f.recsLen = f.recs[:0], 0
+	f.resolved = 0
+}
+
+func (f *folder) sample(s *Sample, t *thread) error {
+	hid, err := f.header(s, t)
+	if err != nil {
+		return err
+	}
+	h := &f.hdrs[hid]
+	if h.Skip {
+		f.namer.Skipped(1)
+		return nil
+	}
+	if !f.namer.KeepEvent(h.Event) {
+		return nil
+	}
+	f.namer.Folded(1)
+	ips, modes := chainFrames(s, f.ips[:0], f.modes[:0])
+	f.ips, f.modes = ips, modes
+	w := f.namer.Weight(&h.Header, s.Period).N
+	c := len(f.recs) - 1
+	if c < 0 || len(f.recs[c])+4+len(ips) > cap(f.recs[c]) {
+		f.recs = append(f.recs, make([]uint32, 0, max(min(recChunk, int(f.budget/4)), 4+len(ips))))
+		c++
+	}
+	r := append(f.recs[c], uint32(hid), uint32(len(ips)), uint32(w), uint32(w>>32))
+	r = f.sites(r, t, ips, modes)
+	f.recs[c] = r
+	f.recsLen += 4 + len(ips)
+	if int64(f.recsLen)*4 > f.budget {
+		return f.flush()
+	}
+	return nil
+}
+
+// sites appends the sites of a sample's frames to r. A thread's
+// consecutive samples share their outer callers: the frames equal to the
+// thread's last sample's, from the root, take its sites, while the maps
+// that placed them are unchanged.
+func (f *folder) sites(r []uint32, t *thread, ips []uint64, modes []uint8) []uint32 {
+	rp := f.rp
+	last := &t.last
+	same := 0
+	if last.mapsGen == t.maps.gen && last.kernelGen == rp.mach.kernel.gen && last.rp == rp {
+		i, j := len(ips)-1, len(last.ips)-1
+		for i >= 0 && j >= 0 && ips[i] == last.ips[j] && modes[i] == last.modes[j] {
+			i, j = i-1, j-1
+		}
+		same = len(ips) - 1 - i
+	}
+	start := len(r)
+	for i := range len(ips) - same {
+		r = append(r, uint32(rp.site(t, modes[i], ips[i])))
+	}
+	r = append(r, last.sites[len(last.sites)-same:]...)
+	last.ips = append(last.ips[:0], ips...)
+	last.modes = append(last.modes[:0], modes...)
+	last.sites = append(last.sites[:0], r[start:]...)
+	last.mapsGen, last.kernelGen, last.rp = t.maps.gen, rp.mach.kernel.gen, rp
+	return r
+}
+
+// lastChain is a thread's last sample's frames, leaf first, with their
+// sites, valid while the thread's maps and the kernel's are as they were.
+type lastChain struct {
+	ips                []uint64
+	modes              []uint8
+	sites              []uint32
+	mapsGen, kernelGen uint64
+	rp                 *replay
+}
+
+// recChunk is how many words of samples a chunk holds: chunks are never
+// copied as one slice growing would be.
+const recChunk = 1 << 18
+
+// header returns the id of the sample's header, parsed once per thread
+// name, pid, tid and event.
+func (f *folder) header(s *Sample, t *thread) (int32, error) {
+	if t.hdrAttr == s.Attr && t.hdrComm == t.comm && t.hdrPid == s.Pid && t.hdrTid == s.Tid {
+		return t.hdrID, nil
+	}
+	k := hdrKey{comm: t.comm, pid: s.Pid, tid: s.Tid, attr: s.Attr}
+	id, ok := f.hdrOf[k]
+	if !ok {
+		line := appendHeader(f.line[:0], s.Attr, t.comm, s.Pid, s.Tid, 0, perfscript.HeaderPeriod)
+		f.line = line
+		h, err := f.namer.Header(line[:len(line)-1])
+		if err != nil {
+			return 0, err
+		}
+		h.Name = append([]byte(nil), h.Name...)
+		e := hdr{Header: h}
+		if h.Named {
+			n, ok := f.nameOf[string(h.Name)]
+			if !ok {
+				f.names = append(f.names, h.Name)
+				f.nameTok = append(f.nameTok, f.intern(h.Name))
+				n = int32(len(f.names))
+				f.nameOf[string(h.Name)] = n
+			}
+			e.name = n
+		}
+		id = int32(len(f.hdrs))
+		f.hdrs = append(f.hdrs, e)
+		f.hdrOf[k] = id
+	}
+	t.hdrAttr, t.hdrComm, t.hdrPid, t.hdrTid, t.hdrID = s.Attr, t.comm, s.Pid, s.Tid, id
+	return id, nil
+}
+
+// flush names the sites of the samples summed so far, sums them again
+// by folded stack, and emits each stack once.
+func (f *folder) flush() error { return f.flushing(false) }
+
+// flushing is flush; last says the recording has ended: once its
+// samples are named, its symbol tables and sites are let go and
+// collected, so that the stacks emitted reuse their memory.
+func (f *folder) flushing(last bool) error {
+	if f.recsLen == 0 {
+		return nil
+	}
+	rp := f.rp
+	for id := f.resolved; id < len(rp.sites.sites); id++ {
+		rp.resolve(int32(id))
+	}
+	f.resolved = len(rp.sites.sites)
+
+	for _, r := range f.recs {
+		for len(r) > 0 {
+			h := &f.hdrs[r[0]]
+			n := int(r[1])
+			w := fold.Int(uint64(r[2]) | uint64(r[3])<<32)
+			sites := r[4 : 4+n]
+			r = r[4+n:]
+			java := 0
+			if h.Java {
+				java = 1
+			}
+			named := h.name > 0
+			sk := append(f.key[:0], 0, 0, 0, 0)
+			text := false
+			sf := f.siteFid[java]
+			for _, site := range sites {
+				fid := int32(-1)
+				if int(site) < len(sf) {
+					fid = sf[site]
+				}
+				if fid < 0 {
+					var err error
+					if fid, err = f.fid(int32(site), java); err != nil {
+						return err
+					}
+					sf = f.siteFid[java]
+				}
+				fl := f.fidFlags[fid]
+				if fl&fidPieces != 0 { // else a frame perf-script folding leaves out
+					sk = binary.LittleEndian.AppendUint32(sk, uint32(fid))
+					text = text || fl&fidText != 0
+				}
+				if fl&fidSkipAfter != 0 {
+					named = false // no callers, no process name
+					break
+				}
+			}
+			if named {
+				binary.LittleEndian.PutUint32(sk, uint32(h.name))
+				text = text || len(f.names[h.name-1]) > 0
+			}
+			if !text {
+				f.key = sk
+				f.namer.Folded(-1) // an empty stack is no sample
+				continue
+			}
+			f.key = sk
+			if err := f.stacks.add(sk, w, 1); err != nil {
+				return err
+			}
+		}
+	}
+	if last {
+		// A collection costs a few milliseconds: worth it for tables of
+		// megabytes (a small recording's go with the next cycle).
+		if f.rp.release()+int64(f.recsLen)*4 > 16<<20 {
+			f.siteFid = [2][]int32{}
+			clear(f.recs)
+			f.recs = f.recs[:0]
+			runtime.GC()
+		}
+		f.siteFid = [2][]int32{}
+	}
+	// The chunks go: the next flush may be far off, the memory better
+	// used meanwhile.
+	clear(f.recs)
+	f.recs, f.recsLen = f.recs[:0], 0
+
+	// Each stack as its pieces of text (tokens), root first; emitted in
+	// the order of their text, which is the output's: the aggregator's
+	// sort then finds them in order.
+	ents := f.stacks.ents
+	seq, offs := f.seq[:0], f.seqOff[:0]
+	if n := len(ents) + 1; cap(offs) < n {
+		offs = make([]uint32, 0, n)
+	}
+	if n := int(f.stacks.used / 4); cap(seq) < n { // a token a word of the keys, about
+		seq = make([]int32, 0, n+n/8)
+	}
+	for j := range ents {
+		b := f.stacks.key(&ents[j])
+		offs = append(offs, uint32(len(seq)))
+		lead := true // a stack's leading empty pieces leave no text and no ';'
+		if n := u32(b); n > 0 {
+			tok := f.nameTok[n-1]
+			if f.toks[tok].n > 0 {
+				seq, lead = append(seq, tok), false
+			}
+		}
+		for i := len(b) - 4; i >= 4; i -= 4 {
+			fr := &f.frames[u32(b[i:])]
+			toks := f.fidToks[fr.tokOff : fr.tokOff+fr.nends]
+			if !lead {
+				seq = append(seq, toks...)
+				continue
+			}
+			for _, tok := range toks {
+				if lead && f.toks[tok].n == 0 {
+					continue
+				}
+				seq, lead = append(seq, tok), false
+			}
+		}
+	}
+	offs = append(offs, uint32(len(seq)))
+	f.seq, f.seqOff = seq, offs
+	order := f.order[:0]
+	for j := range ents {
+		order = append(order, int32(j))
+	}
+	order = f.sortStacks(order, seq, offs)
+	f.order = order
+	for _, j := range order {
+		f.stack = f.join(f.stack[:0], seq[offs[j]:offs[j+1]])
+		if err := f.emit(f.stack, ents[j].w); err != nil {
+			return err
+		}
+	}
+	f.stacks.reset()
+	return nil
+}
+
+// sortStacks sorts the stacks order numbers by their text. With more
+// than one job, each half is sorted on its own goroutine, then merged.
+func (f *folder) sortStacks(order, seq []int32, offs []uint32) []int32 {
+	sortPart := func(part []int32, scratch *[2][]byte) {
+		slices.SortFunc(part, func(a, b int32) int {
+			return f.compareSeqs(seq[offs[a]:offs[a+1]], seq[offs[b]:offs[b+1]], scratch)
+		})
+	}
+	if f.jobs < 2 || len(order) < 1<<12 {
+		sortPart(order, &f.scratch)
+		return order
+	}
+	half := len(order) / 2
+	done := make(chan struct{})
+	go func() {
+		var scratch [2][]byte
+		sortPart(order[half:], &scratch)
+		close(done)
+	}()
+	sortPart(order[:half], &f.scratch)
+	<-done
+	merged := f.merged[:0]
+	a, b := order[:half], order[half:]
+	for len(a) > 0 && len(b) > 0 {
+		if f.compareSeqs(seq[offs[b[0]]:offs[b[0]+1]], seq[offs[a[0]]:offs[a[0]+1]], &f.scratch) < 0 {
+			merged, b = append(merged, b[0]), b[1:]
+		} else {
+			merged, a = append(merged, a[0]), a[1:]
+		}
+	}
+	merged = append(append(merged, a...), b...)
+	f.merged = order // the arrays trade places
+	return merged
+}
+
+// join appends the text of a stack's tokens, root first: joined by ';',
+// as perfscript.AppendFrame joins frames once the leading empty ones
+// are gone.
+func (f *folder) join(dst []byte, toks []int32) []byte {
+	for i, tok := range toks {
+		if i > 0 {
+			dst = append(dst, ';')
+		}
+		dst = append(dst, f.token(tok)...)
+	}
+	return dst
+}
+
+// compareSeqs compares two stacks' texts, as bytes.Compare would, from
+// their tokens: equal tokens are skipped whole, and the first differing
+// one decides, but where one token is the start of the other (then the
+// next byte is the shorter one's ';', or its end).
+func (f *folder) compareSeqs(a, b []int32, scratch *[2][]byte) int {
+	for i := 0; ; i++ {
+		if i == len(a) || i == len(b) {
+			return cmp.Compare(len(a), len(b))
+		}
+		if a[i] == b[i] {
+			continue
+		}
+		x, y := f.token(a[i]), f.token(b[i])
+		n := min(len(x), len(y))
+		if c := bytes.Compare(x[:n], y[:n]); c != 0 {
+			return c
+		}
+		// One is a start of the other (tokens are interned: not equal).
+		if len(x) < len(y) {
+			if i+1 == len(a) {
+				return -1
+			}
+			if c := cmp.Compare(';', y[n]); c != 0 {
+				return c
+			}
+		} else {
+			if i+1 == len(b) {
+				return 1
+			}
+			if c := cmp.Compare(x[n], ';'); c != 0 {
+				return c
+			}
+		}
+		// A ';' within a token (a process name may hold one): compare the
+		// texts.
+		scratch[0], scratch[1] = f.join(scratch[0][:0], a), f.join(scratch[1][:0], b)
+		return bytes.Compare(scratch[0], scratch[1])
+	}
+}
+
+// intern returns the token of a piece of text.
+func (f *folder) intern(b []byte) int32 {
+	if tok, ok := f.tokOf[string(b)]; ok {
+		return tok
+	}
+	tok := int32(len(f.toks))
+	f.toks = append(f.toks, tokRef{off: uint32(len(f.tokText)), n: uint32(len(b))})
+	f.tokText = append(f.tokText, b...)
+	f.tokOf[string(b)] = tok
+	return tok
+}
+
+// token returns the text of a token.
+func (f *folder) token(tok int32) []byte {
+	t := f.toks[tok]
+	return f.tokText[t.off : t.off+t.n]
+}
+
+// fid returns the folded frame of site id in a java process (java 1)
+// or not, naming it on first use.
+func (f *folder) fid(id int32, java int) (int32, error) {
+	rp := f.rp
+	if n := len(rp.sites.sites); len(f.siteFid[java]) < n {
+		grown := append(f.siteFid[java], make([]int32, n-len(f.siteFid[java]))...)
+		for i := len(f.siteFid[java]); i < n; i++ {
+			grown[i] = -1
+		}
+		f.siteFid[java] = grown
+	}
+	if fid := f.siteFid[java][id]; fid >= 0 {
+		return fid, nil
+	}
+	st := &rp.sites.sites[id]
+	k := nameKey{dso: st.dso, sym: st.sym, java: java == 1}
+	if st.sym < 0 && f.addrs {
+		k.addr = st.addr
+	}
+	fid, ok := f.fidOf[k]
+	if !ok {
+		line := appendFrameLine(f.line[:0], rp.frame(id))
+		f.line = line
+		text, ends, skipAfter, err := f.namer.Frame(line[:len(line)-1], java == 1)
+		if err != nil {
+			return 0, err
+		}
+		fid = int32(len(f.frames))
+		f.frames = append(f.frames, frameName{tlen: uint32(len(text)), tokOff: uint32(len(f.fidToks)), nends: uint32(len(ends)), skipAfter: skipAfter})
+		var fl uint8
+		if len(ends) > 0 {
+			fl |= fidPieces
+		}
+		if len(text) > 0 {
+			fl |= fidText
+		}
+		if skipAfter {
+			fl |= fidSkipAfter
+		}
+		f.fidFlags = append(f.fidFlags, fl)
+		start := int32(0)
+		for _, end := range ends {
+			f.fidToks = append(f.fidToks, f.intern(text[start:end]))
+			start = end
+		}
+		f.fidOf[k] = fid
+	}
+	f.siteFid[java][id] = fid
+	return fid, nil
+}
+
+// The flags of a folded frame (fidFlags).
+const (
+	fidPieces    = 1 << iota // it has pieces (else it is left out)
+	fidText                  // some piece has text
+	fidSkipAfter             // --skip-after names it
+)
+
+// u32 reads a little-endian uint32 at the start of a key.
+func u32(b []byte) uint32 { return binary.LittleEndian.Uint32(b) }
+
+// mixKey spreads every bit of k over the result (murmur3's finalizer).
+func mixKey(k uint64) uint64 {
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	k *= 0xc4ceb9fe1a85ec53
+	return k ^ k>>33
+}

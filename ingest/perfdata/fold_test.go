@@ -1,0 +1,146 @@
+package perfdata
+
+import (
+	"bytes"
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestCompareSeqs: comparing stacks by their tokens orders them as
+// comparing their texts does, where one token starts another (followed
+// by bytes on either side of ';') and where a token holds a ';'.
+func TestCompareSeqs(t *testing.T) {
+	f := &folder{tokOf: map[string]int32{}}
+	words := []string{"a", "ab", "a(", "a:", "a;b", "a;", "b", "", "a~", "ab;c", "zz", ";"}
+	var toks []int32
+	for _, w := range words {
+		toks = append(toks, f.intern([]byte(w)))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	seq := func() []int32 {
+		s := make([]int32, r.IntN(4))
+		for i := range s {
+			s[i] = toks[r.IntN(len(toks))]
+		}
+		// As flush makes them: no leading empty token.
+		for len(s) > 0 && len(f.token(s[0])) == 0 {
+			s = s[1:]
+		}
+		return s
+	}
+	sign := func(c int) int { return min(max(c, -1), 1) }
+	for i := 0; i < 200000; i++ {
+		a, b := seq(), seq()
+		want := bytes.Compare(f.join(nil, a), f.join(nil, b))
+		var scratch [2][]byte
+		if got := f.compareSeqs(a, b, &scratch); sign(got) != want {
+			t.Fatalf("%q vs %q: %d, want %d", f.join(nil, a), f.join(nil, b), got, want)
+		}
+	}
+}
+
+// TestSortStacks: sorting stacks on two goroutines and merging gives
+// the order of their texts, as one sort does.
+func TestSortStacks(t *testing.T) {
+	f := &folder{tokOf: map[string]int32{}, jobs: 2}
+	words := []string{"main", "main.f", "a;b", "x(", "", "zz", "runtime.g", "_start"}
+	var toks []int32
+	for _, w := range words {
+		toks = append(toks, f.intern([]byte(w)))
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var seq []int32
+	var offs []uint32
+	var order []int32
+	for i := 0; i < 10000; i++ {
+		offs = append(offs, uint32(len(seq)))
+		for n := r.IntN(6); n > 0; n-- {
+			tok := toks[r.IntN(len(toks))]
+			if len(seq) > int(offs[i]) || len(f.token(tok)) > 0 {
+				seq = append(seq, tok)
+			}
+		}
+		order = append(order, int32(i))
+	}
+	offs = append(offs, uint32(len(seq)))
+	got := f.sortStacks(order, seq, offs)
+	seen := make([]bool, 10000)
+	for _, j := range got {
+		seen[j] = true
+	}
+	if len(got) != 10000 || slices.Contains(seen, false) {
+		t.Fatalf("%d stacks, not each of the 10000 once", len(got))
+	}
+	for i := 1; i < len(got); i++ {
+		a := f.join(nil, seq[offs[got[i-1]]:offs[got[i-1]+1]])
+		b := f.join(nil, seq[offs[got[i]]:offs[got[i]+1]])
+		if bytes.Compare(a, b) > 0 {
+			t.Fatalf("at %d: %q before %q", i, a, b)
+		}
+	}
+}
+
+// TestSortSyms: the radix sort of symbols orders them by start and
+// keeps the order of equal starts, as a stable sort does.
+func TestSortSyms(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 100, 5000} {
+		for _, spread := range []uint64{4, 1 << 20, 1 << 40, ^uint64(0)} {
+			s := make([]symbol, n)
+			for i := range s {
+				s[i] = symbol{start: 0xffffffff81000000 + r.Uint64()%spread, end: uint64(i)} // end: the original place
+			}
+			want := slices.Clone(s)
+			slices.SortStableFunc(want, func(a, b symbol) int { return cmp.Compare(a.start, b.start) })
+			if got := sortSyms(s); !slices.Equal(got, want) {
+				t.Fatalf("%d symbols, spread %#x: not sorted stably", n, spread)
+			}
+		}
+	}
+}
+
+// TestSortQueue: the ordering queue, sorted by merging its runs, is in
+// time order with ties in arrival order, as perf's ordered_events
+// delivers; with many runs, and with one.
+func TestSortQueue(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, runs := range []int{1, 2, 3, 8, 40} {
+		rp := &replay{}
+		seq := uint32(0)
+		for k := 0; k < runs; k++ {
+			tm := uint64(r.IntN(50))
+			for n := r.IntN(300); n > 0; n-- {
+				tm += uint64(r.IntN(3)) // ties within and across runs
+				seq++
+				rp.queue = append(rp.queue, queued{time: tm, seq: seq, start: seq})
+			}
+		}
+		want := slices.Clone(rp.queue)
+		slices.SortStableFunc(want, func(a, b queued) int { return cmp.Compare(a.time, b.time) })
+		rp.sortQueue()
+		if !slices.Equal(rp.queue, want) {
+			t.Errorf("%d runs: not in time and arrival order", runs)
+		}
+	}
+}
+
+// TestDemangle: C++ names as perf 6.1 shows them (GNU's demangler
+// without parameters, c++filt -p), where Go's demangler differs: the
+// address of a function in a template argument.
+func TestDemangle(t *testing.T) {
+	for mangled, want := range map[string]string{
+		"_ZN10hash_tableI22indirect_string_hasherLb0E11xcallocatorE8traverseI10dwarf_formXadL_Z22output_indirect_stringPP20indirect_string_nodeS4_EEEEvT_": "hash_table<indirect_string_hasher, false, xcallocator>::traverse<dwarf_form, &(output_indirect_string(indirect_string_node**, dwarf_form))>",
+		"_Z1fIXadL_Z1gvEEEvv":                "f<&(g())>",
+		"_Z1fIXadL_ZN2ns1gEiEEEvv":           "f<&ns::g>",
+		"_Z1fIXadL_Z1gIiEviEEEvv":            "f<&(void g<int>(int))>",
+		"_Z1fIXadL_Z1giEEEvv":                "f<&(g(int))>",
+		"_ZNSt6vectorIiSaIiEE9push_backERKi": "std::vector<int, std::allocator<int> >::push_back",
+		"main":                               "main",
+	} {
+		if got := demangleName(mangled); got != want {
+			t.Errorf("%s: %q, want %q", mangled, got, want)
+		}
+	}
+}
