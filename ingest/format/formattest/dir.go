@@ -130,28 +130,3 @@ func Total(t testing.TB, folded string) float64 {
 	}
 	return n
 }
-
-// firstDiff describes the first line where got and want differ.
-func firstDiff(got, want string) string {
-	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
-	for i := 0; i < len(g) || i < len(w); i++ {
-		var a, b string
-		if i < len(g) {
-			a = g[i]
-		}
-		if i < len(w) {
-			b = w[i]
-		}
-		if a != b {
-			return fmt.Sprintf("line %d: %s, want %s", i+1, shorten(a), shorten(b))
-		}
-	}
-	return "no line differs"
-}
-
-func shorten(s string) string {
-	if len(s) > 200 {
-		s = s[:100] + " … " + s[len(s)-100:]
-	}
-	return fmt.Sprintf("%q", s)
-}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 // Golden is a format's golden test. Each input is folded by default and
@@ -247,7 +248,7 @@ func (g Golden) run(t *testing.T, r *Run, update bool, stats *counts) {
 	if r.Folded != string(want) {
 		// Compare the oracles with the golden all the same: that is what
 		// -update would make it.
-		t.Errorf("the fold differs from %s (go test -update rewrites it): %s", golden, firstDiff(r.Folded, string(want)))
+		t.Errorf("the fold differs from %s (go test -update rewrites it): %s", golden, stacktest.FirstDiff(r.Folded, string(want)))
 	}
 
 	for _, ref := range g.References {
@@ -279,7 +280,7 @@ func (g Golden) compare(t *testing.T, r *Run, ref Reference, stats *counts) {
 			return ref.Agree(r, oracle)
 		}
 		if r.Folded != oracle {
-			return fmt.Errorf("%s", firstDiff(r.Folded, oracle))
+			return fmt.Errorf("%s", stacktest.FirstDiff(r.Folded, oracle))
 		}
 		return nil
 	}
