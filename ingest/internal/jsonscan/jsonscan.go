@@ -197,7 +197,11 @@ func isSpace(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\
 
 // peek skips spaces and returns the next byte, io.EOF at the end.
 func (s *Scanner) peek() (byte, error) {
-	from := s.InputOffset()
+	if s.pos < s.n && !isSpace(s.buf[s.pos]) {
+		s.back = 0
+		return s.buf[s.pos], nil
+	}
+	from := s.base + int64(s.pos) - s.back
 	for {
 		for i := s.pos; i < s.n; i++ {
 			if c := s.buf[i]; !isSpace(c) {
@@ -429,6 +433,129 @@ func (s *Scanner) Raw() ([]byte, error) {
 	return s.buf[start:s.pos], nil
 }
 
+// Ints reads on in the array being read (opened with Token), appending
+// to vals the elements that are plain integers (what Int takes: an
+// optional '-' and digits, in range), until vals is full, the array
+// ends, or an element is anything else: Ints then returns with that
+// element unread (the comma before it may be read), for Raw or Skip (the
+// array's end, for Token). It checks what it reads as Token would; an
+// error is left for the next call to find.
+func (s *Scanner) Ints(vals []int64) []int64 {
+	if s.err != nil || s.state != tokenArrayStart && s.state != tokenArrayValue && s.state != tokenArrayComma {
+		return vals
+	}
+	for len(vals) < cap(vals) {
+		// The usual case: ",123" or ",-123" (or the first, without the
+		// comma), whole in the buffer, in a tight loop.
+		if s.pos < s.n {
+			vals = s.fastInts(vals)
+			if len(vals) == cap(vals) {
+				break
+			}
+		}
+		c, err := s.peek()
+		if err != nil {
+			return vals
+		}
+		if s.state == tokenArrayComma {
+			if c != ',' {
+				return vals
+			}
+			s.pos++
+			s.state = tokenArrayValue
+			if c, err = s.peek(); err != nil {
+				return vals
+			}
+		}
+		// A number whose end is in the buffer.
+		i := s.pos
+		b := s.buf[:s.n]
+		neg := false
+		if c == '-' {
+			neg = true
+			i++
+		}
+		start := i
+		var u uint64
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' && u <= (math.MaxUint64-9)/10 {
+			u = u*10 + uint64(b[i]-'0')
+			i++
+		}
+		ok := i > start && i < len(b) && (b[i] == ',' || b[i] == ']' || isSpace(b[i])) &&
+			(b[start] != '0' || i == start+1) &&
+			(!neg && u <= math.MaxInt64 || neg && u <= 1<<63)
+		if !ok {
+			// s.pos is at the element, any comma before it read.
+			if i >= len(b) && !s.eof && s.rerr == nil {
+				// The buffer ends in it: read on and look again.
+				if _, filled := s.fill(s.pos); filled {
+					continue
+				}
+			}
+			return vals
+		}
+		if neg {
+			vals = append(vals, int64(-u))
+		} else {
+			vals = append(vals, int64(u))
+		}
+		s.pos = i
+		s.back = 0
+		s.state = tokenArrayComma
+	}
+	return vals
+}
+
+// fastInts appends integers of at most 18 digits, each followed by ','
+// or ']' in the buffer, while vals has room; it stops, without reading
+// it, at anything else.
+func (s *Scanner) fastInts(vals []int64) []int64 {
+	b := s.buf[:s.n]
+	i := s.pos
+	comma := s.state == tokenArrayComma
+	n := len(vals)
+	vals = vals[:cap(vals)]
+	for n < len(vals) {
+		j := i
+		if comma {
+			if j >= len(b) || b[j] != ',' {
+				break
+			}
+			j++
+		}
+		neg := j < len(b) && b[j] == '-'
+		if neg {
+			j++
+		}
+		start := j
+		var u int64
+		for j < len(b) {
+			c := b[j] - '0'
+			if c > 9 {
+				break
+			}
+			u = u*10 + int64(c)
+			j++
+		}
+		if j == start || j-start > 18 || j >= len(b) || b[j] != ',' && b[j] != ']' || b[start] == '0' && j > start+1 {
+			break
+		}
+		if neg {
+			u = -u
+		}
+		vals[n] = u
+		n++
+		i = j
+		comma = true
+	}
+	if i != s.pos {
+		s.pos = i
+		s.back = 0
+		s.state = tokenArrayComma
+	}
+	return vals[:n]
+}
+
 // Member is one key and value of an object, as offsets in its text.
 type Member struct {
 	KeyStart, KeyEnd, ValStart, ValEnd int
@@ -616,6 +743,13 @@ func (s *Scanner) value(hold bool) (int, error) {
 						return 0, err
 					}
 				}
+			case c >= '1' && c <= '9' && s.n-i > 20 && plainEnd(s.buf[i+1:s.n]):
+				// A small integer followed by ',' ']' or '}': the usual case.
+				j := i + 1
+				for isDigit(s.buf[j]) {
+					j++
+				}
+				s.pos = j
 			case c == '-' || c >= '0' && c <= '9':
 				if end, ps, _ := scanNumber(s.buf[:s.n], s.pos, s.eof); ps == done {
 					s.pos = end
@@ -661,6 +795,21 @@ func (s *Scanner) value(hold bool) (int, error) {
 			}
 		}
 	}
+}
+
+// plainEnd reports whether b starts with at most 18 digits and then ',',
+// ']' or '}'.
+func plainEnd(b []byte) bool {
+	for i := 0; i < 19 && i < len(b); i++ {
+		switch c := b[i]; {
+		case c >= '0' && c <= '9':
+		case c == ',' || c == ']' || c == '}':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // endErr is the error for input that ends inside a value.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -311,4 +312,100 @@ func cpuRate(b *testing.B, bytes int64) func() {
 			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 		}
 	}
+}
+
+// readArray reads the array data holds both ways: encoding/json element
+// by element, and Ints in batches of batch with Raw for what Ints leaves;
+// the elements (plain integers as Int reads them, others raw) and
+// whether the array was read whole must agree.
+func readArray(t *testing.T, data []byte, batch, chunk int) {
+	t.Helper()
+	var want []string
+	wantOK := func() bool {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return false
+		}
+		for dec.More() {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return false
+			}
+			want = append(want, elem(raw))
+		}
+		_, err := dec.Token()
+		return err == nil
+	}()
+	var got []string
+	s := New(&chunks{data, chunk}, 0)
+	gotOK := func() bool {
+		if k, _, err := s.Token(); err != nil || k != ArrayStart {
+			return false
+		}
+		vals := make([]int64, 0, batch)
+		for {
+			vals = s.Ints(vals[:0])
+			for _, v := range vals {
+				got = append(got, "int:"+strconv.FormatInt(v, 10))
+			}
+			if !s.More() {
+				break
+			}
+			if len(vals) == batch {
+				continue
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			got = append(got, elem(raw))
+		}
+		k, _, err := s.Token()
+		return err == nil && k == ArrayEnd
+	}()
+	if gotOK != wantOK {
+		t.Fatalf("%q: read whole %v, encoding/json %v", data, gotOK, wantOK)
+	}
+	n := min(len(got), len(want))
+	if !gotOK {
+		// The same elements, as far as the shorter read.
+		got, want = got[:n], want[:n]
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q: elements %q, encoding/json %q", data, got, want)
+	}
+}
+
+func elem(raw []byte) string {
+	if v, ok := Int(raw); ok && raw[0] != '"' {
+		return "int:" + strconv.FormatInt(v, 10)
+	}
+	return string(raw)
+}
+
+func TestInts(t *testing.T) {
+	defer func(n int) { initialSize = n }(initialSize)
+	for _, size := range []int{1, 5, 256 << 10} {
+		initialSize = size
+		for _, c := range []string{
+			`[1,2,3]`, `[ 1 , -2 ,3 ]`, `[]`, `[1,"a",2]`, `[1.5,2]`, `[1e3,2]`, `[-0,0,01]`, `[1,]`, `[1 2]`, `[1,2`, `[1,`,
+			`[9223372036854775807,9223372036854775808,-9223372036854775808,-9223372036854775809]`,
+			`[99999999999999999999999999,1]`, `[1,[2,3],{"a":4},null,true,5]`, "[1,\n2\t,3]", `[-,1]`, `[--1]`, `[1}`,
+		} {
+			for _, batch := range []int{1, 2, 100} {
+				for _, chunk := range []int{1, 3, 100} {
+					readArray(t, []byte(c), batch, chunk)
+				}
+			}
+		}
+	}
+}
+
+func FuzzInts(f *testing.F) {
+	f.Add([]byte(`[1,-2,"x",3.5,[4],{"a":5},6]`), uint8(3), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, batch, chunk uint8) {
+		defer func(n int) { initialSize = n }(initialSize)
+		initialSize = 1 + int(chunk)%32
+		readArray(t, data, 1+int(batch)%8, 1+int(chunk)%17)
+	})
 }
