@@ -169,6 +169,7 @@ type fastProfile struct {
 	stack     []byte
 	key       []byte // the sample's packed location ids, as written
 	raw       bool   // key is the sample's whole sequence
+	hit       int32  // the entry of known the key was found in, or -1
 	keyBuf    []byte
 }
 
@@ -214,6 +215,11 @@ func valueTypeOf(b []byte) (vt valueType, ok bool) {
 // noting where each sample is.
 func (fp *fastProfile) tables() bool {
 	b := fp.data
+	if cap(fp.sampleAt) < len(b)/8 {
+		// Room for a sample every 16 bytes: pages never written take no
+		// memory, and the list is not copied as it grows.
+		fp.sampleAt = make([]uint32, 0, len(b)/8)
+	}
 	for i := 0; i < len(b); {
 		// The usual: samples, locations, functions, strings.
 		if tag := b[i]; tag == 2<<3|wBytes || tag == 4<<3|wBytes || tag == 5<<3|wBytes || tag == 6<<3|wBytes {
@@ -554,7 +560,7 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known map[string]i
 	// The key of the sequence: the packed ids as written when they are
 	// one field, else built by canonical. A key in known was checked
 	// before: its ids are not read again (nor put in fp.ids).
-	fp.key, fp.raw = nil, true
+	fp.key, fp.raw, fp.hit = nil, true, -1
 	fields := 0
 	skipped := false
 	// unskip reads the ids of the key skipped, once it turns out that
@@ -586,7 +592,8 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known map[string]i
 				}
 				if fields++; fields == 1 {
 					fp.key = b[i+2 : end]
-					if _, ok := known[string(fp.key)]; ok && known != nil {
+					if e, ok := known[string(fp.key)]; ok {
+						fp.hit = e
 						skipped = true
 						i = end
 						continue
@@ -849,7 +856,11 @@ func (p *parser) fast(name string, data []byte) (done bool, err error) {
 			key = fp.canonical()
 		}
 		c := fold.Int(uint64(v))
-		if e, ok := p.seqs[string(key)]; ok {
+		e, ok := fp.hit, fp.hit >= 0 && fp.raw
+		if !ok {
+			e, ok = p.seqs[string(key)]
+		}
+		if ok {
 			if sum, err := p.entries[e].count.Add(c); err == nil {
 				p.entries[e].count = sum
 				continue

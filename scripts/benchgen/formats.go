@@ -244,16 +244,8 @@ func pprofSamples(name string) func(io.Writer, int64) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("%s: %w", name, err)
 		}
-		one := p.Copy()
-		one.Location, one.Function, one.Mapping = nil, nil, nil
-		var sb bytes.Buffer
-		if err := one.WriteUncompressed(&sb); err != nil {
-			return 0, err
-		}
-		perCopy := max(1, sb.Len())
-		big := p.Copy()
-		big.Sample = nil
-		for k := 0; k == 0 || int64(k*perCopy+len(b)) < size; k++ {
+		labelled := func(k int) []*profile.Sample {
+			var out []*profile.Sample
 			for _, s := range p.Sample {
 				ns := *s
 				ns.NumLabel = maps.Clone(s.NumLabel)
@@ -262,8 +254,22 @@ func pprofSamples(name string) func(io.Writer, int64) (int64, error) {
 				}
 				ns.NumLabel["request"] = []int64{int64(k)}
 				ns.NumUnit = nil
-				big.Sample = append(big.Sample, &ns)
+				out = append(out, &ns)
 			}
+			return out
+		}
+		// The bytes a copy of the samples adds: two copies less one.
+		var one, two bytes.Buffer
+		q := p.Copy()
+		q.Sample = labelled(1)
+		q.WriteUncompressed(&one)
+		q.Sample = append(q.Sample, labelled(2)...)
+		q.WriteUncompressed(&two)
+		perCopy := max(1, two.Len()-one.Len())
+		big := p.Copy()
+		big.Sample = nil
+		for k := 0; k == 0 || int64(k*perCopy+one.Len()-perCopy) < size; k++ {
+			big.Sample = append(big.Sample, labelled(k)...)
 		}
 		cw := &countWriter{w: w}
 		err = big.WriteUncompressed(cw)
