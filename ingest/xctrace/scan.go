@@ -35,6 +35,7 @@ type scanner struct {
 	// encoding/xml counts them ('\n' bytes, from 1).
 	line   int
 	lineAt int
+	base   int64 // the input offset of buf[0]
 
 	tok tag
 }
@@ -96,6 +97,7 @@ func (s *scanner) fill(from int) bool {
 		s.n -= from
 		s.pos -= from
 		s.lineAt -= from
+		s.base += int64(from)
 	}
 	if s.n == len(s.buf) {
 		if len(s.buf) > s.limit {
@@ -137,6 +139,9 @@ func (s *scanner) countLines(at int) {
 		s.lineAt = at
 	}
 }
+
+// offset is the input offset of buf[at].
+func (s *scanner) offset(at int) int64 { return s.base + int64(at) }
 
 // lineOf is the line of buf[at] (at no less than any asked before).
 func (s *scanner) lineOf(at int) int {

@@ -113,13 +113,13 @@ func (p *parser) Read(name string, r io.Reader) error {
 		case more:
 			if !s.fill(s.pos) {
 				if s.eof && !s.long {
-					return p.diag.Malformed(name, s.lineOf(s.n), nil, "not well-formed XML: unexpected EOF; the rows before are kept")
+					return p.diag.Malformed(name, s.lineOf(s.n), nil, fmt.Sprintf("not well-formed XML at byte %d: unexpected EOF; the rows before are kept", s.offset(s.n)))
 				}
 				return p.stop()
 			}
 			continue
 		case bad:
-			return p.diag.Malformed(name, s.lineOf(se.at), nil, "not well-formed XML: "+se.msg+"; the rows before are kept")
+			return p.diag.Malformed(name, s.lineOf(se.at), nil, fmt.Sprintf("not well-formed XML at byte %d: %s; the rows before are kept", s.offset(se.at), se.msg))
 		}
 		s.pos = end
 		t := &s.tok
@@ -179,7 +179,7 @@ func (p *parser) stop() error {
 	case s.rerr != nil:
 		return p.diag.Malformed(p.name, s.lineOf(s.n), nil, "XML: "+s.rerr.Error())
 	case s.long:
-		return p.diag.Malformed(p.name, s.lineOf(s.pos), nil, fmt.Sprintf("an XML tag or comment longer than %d bytes (--mem sets the limit, a quarter of it); the rows before are kept", s.limit))
+		return p.diag.Malformed(p.name, s.lineOf(s.pos), nil, fmt.Sprintf("at byte %d: an XML tag or comment longer than %d bytes (--mem sets the limit, a quarter of it); the rows before are kept", s.offset(s.pos), s.limit))
 	case len(p.open) > 0:
 		return p.diag.Malformed(p.name, s.lineOf(s.n), nil, "the input ends inside the XML (an element is not closed); the rows read are kept")
 	}
@@ -214,7 +214,7 @@ func (p *parser) value(i int, a attr) ([]byte, error) {
 	v, why := p.sc.value(p.vals[i][:0], a)
 	p.vals[i] = v
 	if why != "" {
-		return nil, &xmlError{p.sc.lineOf(a.value.start), why}
+		return nil, &xmlError{p.sc.lineOf(a.value.start), p.sc.offset(a.value.start), why}
 	}
 	return v, nil
 }
@@ -222,6 +222,7 @@ func (p *parser) value(i int, a attr) ([]byte, error) {
 // xmlError is an attribute value encoding/xml refuses.
 type xmlError struct {
 	line int
+	off  int64
 	why  string
 }
 
@@ -230,7 +231,7 @@ func (e *xmlError) Error() string { return e.why }
 func (p *parser) start(t *tag) error {
 	err := p.start1(t)
 	if xe, ok := err.(*xmlError); ok {
-		if err := p.diag.Malformed(p.name, xe.line, nil, "not well-formed XML: "+xe.why+"; the rows before are kept"); err != nil {
+		if err := p.diag.Malformed(p.name, xe.line, nil, fmt.Sprintf("not well-formed XML at byte %d: %s; the rows before are kept", xe.off, xe.why)); err != nil {
 			return err
 		}
 		return errStop
