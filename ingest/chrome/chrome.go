@@ -24,7 +24,7 @@ var Format = format.Format{
 	Sniff:    sniff,
 	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
 		p := &parser{emit: emit, diag: diag, names: map[string]int32{}, threads: map[string]int32{},
-			limit: valueLimit(format.EnvOf(opts).Mem)}
+			limit: jsonscan.DefaultLimit}
 		p.ev.p = p
 		return p, nil
 	},
@@ -82,15 +82,6 @@ type docError struct {
 }
 
 func (e *docError) Error() string { return e.why }
-
-// valueLimit is the largest event (or other value) the scanner holds:
-// 64 MiB, or a quarter of a smaller --mem.
-func valueLimit(mem int64) int {
-	if mem > 0 && mem/4 < jsonscan.DefaultLimit {
-		return int(max(mem/4, 1<<20))
-	}
-	return jsonscan.DefaultLimit
-}
 
 func (p *parser) Read(name string, r io.Reader) error {
 	p.reset(name)
@@ -481,7 +472,7 @@ func jsonError(sc *jsonscan.Scanner, err error, what string) error {
 	case errors.As(err, &te):
 		return &docError{sc.InputOffset(), what + ": " + err.Error()}
 	case errors.As(err, &le):
-		return &docError{le.Offset, fmt.Sprintf("%s longer than %d bytes: not read (--mem sets the limit, a quarter of it)", what, le.Limit)}
+		return &docError{le.Offset, fmt.Sprintf("%s longer than %d bytes: not read", what, le.Limit)}
 	}
 	return err
 }

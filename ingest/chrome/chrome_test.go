@@ -453,3 +453,19 @@ func FuzzOracle(f *testing.F) {
 		}
 	})
 }
+
+// TestLimit: an event longer than the scanner holds stops the reading
+// with a message at its offset; the events before it are folded.
+func TestLimit(t *testing.T) {
+	var warn bytes.Buffer
+	c := map[string]fold.Count{}
+	q, _ := Format.NewDocument(nil, func(s []byte, n fold.Count) error { c[string(s)] = n; return nil }, stream.NewDiag(&warn, false))
+	q.(*parser).limit = 1000
+	doc := `{"traceEvents":[{"ph":"X","name":"a","ts":0,"dur":3},{"ph":"X","name":"` + strings.Repeat("b", 5000) + `","ts":5,"dur":1}]}`
+	if err := q.Read("x", bytes.NewReader([]byte(doc))); err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 1 || c["a"] != fold.Int(3) || !strings.Contains(warn.String(), "x:0: at byte 53: an event longer than 1000 bytes") {
+		t.Errorf("%v %s", c, warn.String())
+	}
+}

@@ -40,20 +40,20 @@
 // so no sample weighs less than nothing.
 //
 // Memory: the input is read with ingest/internal/jsonscan, key by key,
-// node by node (each node checked as encoding/json checks it before any
-// of it is used) and element by element in "samples" and "timeDeltas";
+// node by node (each node checked as encoding/json checks it before any of
+// it is used) and element by element in "samples" and "timeDeltas";
 // nothing holds the whole document or an array's text. The scanner's
-// buffer (256 KiB) grows to the largest node, at most 64 MiB or a
-// quarter of --mem. The node table is held (one entry per node, its
-// frame name built once). The samples are tallied per node as they are
-// parsed when the nodes came first and --weight is samples, as node and
-// Chrome write them. With --weight time the samples are held (4 bytes
-// each) until the time deltas that follow them are read; in other key
-// orders, what comes before the nodes is held until they arrive (8 bytes
-// a sample or delta). An array of integers is taken element by element,
-// but counts only once it is read to its end, as when encoding/json
-// checked it whole first: what it changed is saved before (8 bytes a
-// node) and put back when it is cut short or not well formed.
+// buffer (256 KiB) grows to the largest node, at most 64 MiB. The node
+// table is held (one entry per node, its frame name built once). The
+// samples are tallied per node as they are parsed when the nodes came
+// first and --weight is samples, as node and Chrome write them. With
+// --weight time the samples are held (4 bytes each) until the time deltas
+// that follow them are read; in other key orders, what comes before the
+// nodes is held until they arrive (8 bytes a sample or delta). An array of
+// integers is taken element by element, but counts only once it is read to
+// its end, as when encoding/json checked it whole first: what it changed
+// is saved before (8 bytes a node) and put back when it is cut short or
+// not well formed.
 //
 // This package imports only fold, stream, ingest/format,
 // ingest/internal/jsonscan and the standard library; it must import

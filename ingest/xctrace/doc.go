@@ -14,10 +14,9 @@
 // reads tags, their names and attributes as encoding/xml's RawToken does
 // and passes over text, comments, CDATA and directives; each row's stack
 // is emitted when the row ends. Its buffer (256 KiB) grows to the longest
-// tag or comment, at most 64 MiB or a quarter of --mem. To resolve
-// references the package holds, for one input at a time, every distinct
-// frame name and every distinct backtrace (as its folded stack) seen so
-// far: memory grows with the distinct stacks of the trace, not with its
-// samples. It imports nothing of pfold's but fold, stream,
-// ingest/format and ingest/internal/rustname.
+// tag or comment, at most 64 MiB. To resolve references the package holds,
+// for one input at a time, every distinct frame name and every distinct
+// backtrace (as its folded stack) seen so far: memory grows with the
+// distinct stacks of the trace, not with its samples. It imports nothing
+// of pfold's but fold, stream, ingest/format and ingest/internal/rustname.
 package xctrace

@@ -18,7 +18,7 @@ var Format = format.Format{
 	Replaces: "inferno-collapse-xctrace",
 	Sniff:    sniff,
 	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
-		return &parser{emit: emit, diag: diag, limit: valueLimit(format.EnvOf(opts).Mem)}, nil
+		return &parser{emit: emit, diag: diag, limit: defaultLimit}, nil
 	},
 }
 
@@ -78,15 +78,6 @@ type parser struct {
 // warn reports a fault at the end of the markup just read.
 func (p *parser) warn(why string) error {
 	return p.diag.Malformed(p.name, p.sc.lineOf(p.sc.pos), nil, why)
-}
-
-// valueLimit is the longest tag the scanner holds: 64 MiB, or a quarter
-// of a smaller --mem.
-func valueLimit(mem int64) int {
-	if mem > 0 && mem/4 < defaultLimit {
-		return int(max(mem/4, 1<<20))
-	}
-	return defaultLimit
 }
 
 func (p *parser) Read(name string, r io.Reader) error {
@@ -179,7 +170,7 @@ func (p *parser) stop() error {
 	case s.rerr != nil:
 		return p.diag.Malformed(p.name, s.lineOf(s.n), nil, "XML: "+s.rerr.Error())
 	case s.long:
-		return p.diag.Malformed(p.name, s.lineOf(s.pos), nil, fmt.Sprintf("at byte %d: an XML tag or comment longer than %d bytes (--mem sets the limit, a quarter of it); the rows before are kept", s.offset(s.pos), s.limit))
+		return p.diag.Malformed(p.name, s.lineOf(s.pos), nil, fmt.Sprintf("at byte %d: an XML tag or comment longer than %d bytes; the rows before are kept", s.offset(s.pos), s.limit))
 	case len(p.open) > 0:
 		return p.diag.Malformed(p.name, s.lineOf(s.n), nil, "the input ends inside the XML (an element is not closed); the rows read are kept")
 	}

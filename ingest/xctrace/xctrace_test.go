@@ -364,3 +364,20 @@ func cpuRate(b *testing.B, bytes int64) func() {
 		}
 	}
 }
+
+// TestLimit: a tag longer than the scanner holds stops the reading with
+// a message at its line and offset; the rows before it are folded.
+func TestLimit(t *testing.T) {
+	var warn bytes.Buffer
+	c := map[string]fold.Count{}
+	q, _ := Format.NewDocument(nil, func(s []byte, n fold.Count) error { c[string(s)] = n; return nil }, stream.NewDiag(&warn, false))
+	q.(*parser).limit = 1000
+	doc := head + `<row><backtrace id="1"><frame id="2" name="a"/></backtrace></row>` + "\n" +
+		`<row><backtrace id="3"><frame id="4" name="` + strings.Repeat("b", 5000) + `"/></backtrace></row></node></trace-query-result>`
+	if err := q.Read("x", bytes.NewReader([]byte(doc))); err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 1 || c["a"] != fold.Int(1) || !strings.Contains(warn.String(), "x:5: at byte 261: an XML tag or comment longer than 1000 bytes") {
+		t.Errorf("%v %s", c, warn.String())
+	}
+}
