@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/jsonscan"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -22,7 +23,8 @@ var Format = format.Format{
 	Replaces: "stackcollapse-chrome-tracing.py",
 	Sniff:    sniff,
 	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
-		p := &parser{emit: emit, diag: diag, names: map[string]int32{}, threads: map[string]int32{}}
+		p := &parser{emit: emit, diag: diag, names: map[string]int32{}, threads: map[string]int32{},
+			limit: jsonscan.DefaultLimit}
 		p.ev.p = p
 		return p, nil
 	},
@@ -50,6 +52,8 @@ type parser struct {
 	frames  []string         // the names as frames
 	threads map[string]int32 // "pid\x00tid" → index in events
 	events  [][]event        // per thread, in order of first appearance
+	sc      *jsonscan.Scanner
+	limit   int // the longest event held
 	ev      rawEvent
 	key     []byte
 	stack   []byte
@@ -68,7 +72,6 @@ func (p *parser) reset(name string) {
 		p.events[i] = p.events[i][:0]
 	}
 	p.events = p.events[:0]
-	p.ev.err = nil
 }
 
 // docError is a document that cannot be read on: not JSON, not a trace,
@@ -82,8 +85,12 @@ func (e *docError) Error() string { return e.why }
 
 func (p *parser) Read(name string, r io.Reader) error {
 	p.reset(name)
-	dec := json.NewDecoder(skipBOM(r))
-	err := p.read(dec)
+	if p.sc == nil {
+		p.sc = jsonscan.New(skipBOM(r), p.limit)
+	} else {
+		p.sc.Reset(skipBOM(r), p.limit)
+	}
+	err := p.read(p.sc)
 	var de *docError
 	if errors.As(err, &de) {
 		if err := p.malformed(de.off, de.why); err != nil {
@@ -102,52 +109,52 @@ func (p *parser) Read(name string, r io.Reader) error {
 	return nil
 }
 
-func (p *parser) read(dec *json.Decoder) error {
-	t, err := dec.Token()
+func (p *parser) read(sc *jsonscan.Scanner) error {
+	k, _, err := sc.Token()
 	if err != nil {
-		return jsonError(dec, err, "a trace")
+		return jsonError(sc, err, "a trace")
 	}
-	switch t {
-	case json.Delim('['):
-		return p.readEvents(dec, true)
-	case json.Delim('{'):
+	switch k {
+	case jsonscan.ArrayStart:
+		return p.readEvents(sc, true)
+	case jsonscan.ObjectStart:
 	default:
 		return &docError{0, "not a trace: want {\"traceEvents\":[…]} or an array of events"}
 	}
 	found := false
-	for dec.More() {
-		t, err := dec.Token()
+	for sc.More() {
+		_, key, err := sc.Token()
 		if err != nil {
-			return jsonError(dec, err, "a key")
+			return jsonError(sc, err, "a key")
 		}
-		if t != "traceEvents" {
-			if err := skip(dec); err != nil {
+		if string(unquoteKey(key)) != "traceEvents" {
+			if err := skip(sc); err != nil {
 				return err
 			}
 			continue
 		}
 		found = true
-		t, err = dec.Token()
+		k, _, err := sc.Token()
 		if err != nil {
-			return jsonError(dec, err, "traceEvents")
+			return jsonError(sc, err, "traceEvents")
 		}
-		if t != json.Delim('[') {
-			if d, ok := t.(json.Delim); ok && d == '{' {
-				if err := skipRest(dec); err != nil {
+		if k != jsonscan.ArrayStart {
+			if k == jsonscan.ObjectStart {
+				if err := skipRest(sc); err != nil {
 					return err
 				}
 			}
-			if err := p.malformed(dec.InputOffset(), "\"traceEvents\" is not an array"); err != nil {
+			if err := p.malformed(sc.InputOffset(), "\"traceEvents\" is not an array"); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := p.readEvents(dec, false); err != nil {
+		if err := p.readEvents(sc, false); err != nil {
 			return err
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return jsonError(dec, err, "the end of the trace")
+	if _, _, err := sc.Token(); err != nil {
+		return jsonError(sc, err, "the end of the trace")
 	}
 	if !found {
 		return p.malformed(-1, "no \"traceEvents\": not a Chrome trace")
@@ -157,26 +164,27 @@ func (p *parser) read(dec *json.Decoder) error {
 
 // readEvents reads the events of an array just opened. In the JSON Array
 // Format (bare) the closing ']' may be missing, and a ',' may end the
-// input, as a process that stopped mid-trace leaves it.
-func (p *parser) readEvents(dec *json.Decoder, bare bool) error {
-	for dec.More() {
-		p.ev.off = dec.InputOffset()
-		err := dec.Decode(&p.ev)
-		if p.ev.err != nil {
-			return p.ev.err
-		}
+// input, as a process that stopped mid-trace leaves it. Each event is
+// checked whole by the scanner before it is read.
+func (p *parser) readEvents(sc *jsonscan.Scanner, bare bool) error {
+	for sc.More() {
+		p.ev.off = sc.InputOffset()
+		raw, members, err := sc.RawObject()
 		if err != nil {
 			if bare && err == io.EOF {
 				return nil
 			}
-			return jsonError(dec, err, "an event")
+			return jsonError(sc, err, "an event")
+		}
+		if err := p.ev.read(raw, members); err != nil {
+			return err
 		}
 	}
-	if _, err := dec.Token(); err != nil {
+	if _, _, err := sc.Token(); err != nil {
 		if bare && err == io.EOF {
 			return nil
 		}
-		return jsonError(dec, err, "the events")
+		return jsonError(sc, err, "the events")
 	}
 	return nil
 }
@@ -189,23 +197,22 @@ func (p *parser) malformed(off int64, why string) error {
 	return p.diag.Malformed(p.name, 0, nil, why)
 }
 
-// rawEvent takes one event from encoding/json (its text checked to be
-// well-formed JSON) and picks out the keys the fold needs.
+// rawEvent takes one event's text (checked to be well-formed JSON) and
+// picks out the keys the fold needs.
 type rawEvent struct {
 	p                           *parser
 	off                         int64
-	err                         error
 	ph, name, pid, tid, ts, dur []byte // JSON texts, nil when absent
 }
 
-func (e *rawEvent) UnmarshalJSON(b []byte) error {
+func (e *rawEvent) read(b []byte, members []jsonscan.Member) error {
 	e.ph, e.name, e.pid, e.tid, e.ts, e.dur = nil, nil, nil, nil, nil, nil
 	if len(b) == 0 || b[0] != '{' {
-		e.err = e.p.malformed(e.off, "an event that is not an object")
-		return e.err
+		return e.p.malformed(e.off, "an event that is not an object")
 	}
-	scanObject(b, func(key, val []byte) {
-		switch string(unquoteKey(key)) {
+	for _, m := range members {
+		val := b[m.ValStart:m.ValEnd]
+		switch string(unquoteKey(b[m.KeyStart:m.KeyEnd])) {
 		case "ph":
 			e.ph = val
 		case "name":
@@ -219,9 +226,8 @@ func (e *rawEvent) UnmarshalJSON(b []byte) error {
 		case "dur":
 			e.dur = val
 		}
-	})
-	e.err = e.p.event(e)
-	return e.err
+	}
+	return e.p.event(e)
 }
 
 // event takes one event: a complete event with a duration is held.
@@ -418,6 +424,9 @@ func number(v []byte) (float64, bool) {
 // appendID appends the text of a pid or tid, the same for 7, "7" and
 // 7.0 as the script's int() makes them.
 func appendID(dst, v []byte) []byte {
+	if plainInt(v) {
+		return append(dst, v...) // what strconv.AppendInt would write
+	}
 	if isString(v) {
 		s := unquote(v)
 		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
@@ -432,108 +441,59 @@ func appendID(dst, v []byte) []byte {
 	return append(dst, v...)
 }
 
-// scanObject calls fn with each key (with its quotes) and value text of
-// the well-formed JSON object b.
-func scanObject(b []byte, fn func(key, val []byte)) {
-	i := 1
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] == '}' {
-			return
-		}
-		if b[i] == ',' {
-			i++
-			continue
-		}
-		ks := i
-		i = skipString(b, i)
-		key := b[ks:i]
-		i = skipSpace(b, i)
-		if i < len(b) && b[i] == ':' {
-			i++
-		}
-		i = skipSpace(b, i)
-		vs := i
-		i = skipValue(b, i)
-		fn(key, b[vs:i])
+// plainInt reports whether v is an integer literal of at most 15 digits
+// with no sign but a '-' on a nonzero number: its own decimal text.
+func plainInt(v []byte) bool {
+	i := 0
+	if len(v) > 0 && v[0] == '-' {
+		i = 1
 	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-		i++
+	if len(v) == i || len(v) > 15 || v[i] == '0' && len(v) > i+1 || i == 1 && v[1] == '0' {
+		return false
 	}
-	return i
-}
-
-// skipString returns the index after the string starting at b[i].
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	for _, c := range v[i:] {
+		if c < '0' || c > '9' {
+			return false
 		}
 	}
-	return i
+	return true
 }
 
-// skipValue returns the index after the value starting at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' && b[i] != '\t' && b[i] != '\r' {
-		i++
-	}
-	return i
-}
-
-func isTypeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
-}
-
-// jsonError turns a decoder error into a docError at its offset.
-func jsonError(dec *json.Decoder, err error, what string) error {
-	var se *json.SyntaxError
+// jsonError turns a scanner error into a docError at its offset.
+func jsonError(sc *jsonscan.Scanner, err error, what string) error {
+	var se *jsonscan.SyntaxError
+	var te *jsonscan.TypeError
+	var le *jsonscan.LimitError
 	switch {
 	case errors.As(err, &se):
 		return &docError{se.Offset, "not JSON: " + se.Error()}
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return &docError{dec.InputOffset(), "the JSON ends before " + what + " does (cut short?)"}
-	case isTypeError(err):
-		return &docError{dec.InputOffset(), what + ": " + err.Error()}
+		return &docError{sc.InputOffset(), "the JSON ends before " + what + " does (cut short?)"}
+	case errors.As(err, &te):
+		return &docError{sc.InputOffset(), what + ": " + err.Error()}
+	case errors.As(err, &le):
+		return &docError{le.Offset, fmt.Sprintf("%s longer than %d bytes: not read", what, le.Limit)}
 	}
 	return err
 }
 
-// skip reads past the next value. encoding/json holds the value's text
-// while it checks it, but nothing of it is kept.
-func skip(dec *json.Decoder) error {
-	if err := dec.Decode(&discard{}); err != nil {
-		return jsonError(dec, err, "a value")
+// skip reads past the next value, checking it.
+func skip(sc *jsonscan.Scanner) error {
+	if err := sc.Skip(); err != nil {
+		return jsonError(sc, err, "a value")
+	}
+	return nil
+}
+
+// skipRest reads to the end of the object or array just opened.
+func skipRest(sc *jsonscan.Scanner) error {
+	for sc.More() {
+		if err := skip(sc); err != nil {
+			return err
+		}
+	}
+	if _, _, err := sc.Token(); err != nil {
+		return jsonError(sc, err, "a value")
 	}
 	return nil
 }
@@ -542,19 +502,6 @@ func skip(dec *json.Decoder) error {
 type discard struct{}
 
 func (discard) UnmarshalJSON([]byte) error { return nil }
-
-// skipRest reads to the end of the object or array just opened.
-func skipRest(dec *json.Decoder) error {
-	for dec.More() {
-		if err := skip(dec); err != nil {
-			return err
-		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return jsonError(dec, err, "a value")
-	}
-	return nil
-}
 
 var bom = []byte("\xef\xbb\xbf")
 
@@ -622,7 +569,7 @@ func sniff(prefix []byte) format.Score {
 			// A V8 CPU or heap profile.
 			return format.No
 		}
-		if skip(dec) != nil {
+		if dec.Decode(&discard{}) != nil {
 			return format.No
 		}
 	}

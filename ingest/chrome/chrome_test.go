@@ -3,14 +3,20 @@ package chrome
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"flag"
 	"io"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
@@ -285,9 +291,181 @@ func BenchmarkChrome(b *testing.B) {
 	data := read(b, "chromium-toplevel.json.gz")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	defer cpuRate(b, int64(len(data)))()
 	for b.Loop() {
 		if _, err := formattest.Fold(Format, nil, formattest.Input{Name: "x", Data: data}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// largeTrace is a long recording: chromium-toplevel's events again and
+// again to 64 MB, each copy later in time and in processes of its own,
+// as benchgen -format chrome writes it.
+func largeTrace(b *testing.B) []byte {
+	var doc struct{ TraceEvents []map[string]json.RawMessage }
+	if err := json.Unmarshal(read(b, "chromium-toplevel.json.gz"), &doc); err != nil {
+		b.Fatal(err)
+	}
+	var maxTS float64
+	for _, e := range doc.TraceEvents {
+		var ts, dur float64
+		json.Unmarshal(e["ts"], &ts)
+		json.Unmarshal(e["dur"], &dur)
+		maxTS = max(maxTS, ts+dur)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(`{"traceEvents":[`)
+	for k := 0; buf.Len() < 64<<20; k++ {
+		for _, e := range doc.TraceEvents {
+			if buf.Len() > len(`{"traceEvents":[`) {
+				buf.WriteString(",\n")
+			}
+			c := maps.Clone(e)
+			var ts float64
+			if json.Unmarshal(c["ts"], &ts) == nil {
+				c["ts"] = json.RawMessage(strconv.FormatFloat(ts+float64(k)*(maxTS+1), 'f', -1, 64))
+			}
+			var pid int64
+			if json.Unmarshal(c["pid"], &pid) == nil {
+				c["pid"] = json.RawMessage(strconv.FormatInt(pid+int64(k)*100000, 10))
+			}
+			j, _ := json.Marshal(c)
+			buf.Write(j)
+		}
+	}
+	buf.WriteString("]}\n")
+	return buf.Bytes()
+}
+
+// BenchmarkParse is the parser alone on a 64 MB trace (largeTrace), the
+// stacks going nowhere.
+func BenchmarkParse(b *testing.B) {
+	data := largeTrace(b)
+	emit := func([]byte, fold.Count) error { return nil }
+	p, _ := Format.NewDocument(format.MapOptions{}, emit, stream.NewDiag(io.Discard, false))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	defer cpuRate(b, int64(len(data)))()
+	for b.Loop() {
+		if err := p.Read("x", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseOracle is BenchmarkParse with the parser this one
+// replaced (encoding/json), for the record.
+func BenchmarkParseOracle(b *testing.B) {
+	data := largeTrace(b)
+	emit := func([]byte, fold.Count) error { return nil }
+	p, _ := refFormat.NewDocument(format.MapOptions{}, emit, stream.NewDiag(io.Discard, false))
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	defer cpuRate(b, int64(len(data)))()
+	for b.Loop() {
+		if err := p.Read("x", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// cpuRate reports the throughput by the process's CPU time (user and
+// system), which a machine shared with other jobs does not inflate as it
+// does the wall time behind MB/s.
+func cpuRate(b *testing.B, bytes int64) func() {
+	var before syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	return func() {
+		var after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+		if cpu > 0 {
+			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+		}
+	}
+}
+
+// oracleRun folds data with f (Format or the oracle, refFormat) the way
+// pfold does, each input read through wrap, and says what came out.
+type oracleRun struct {
+	folded, warnings, stats string
+	malformed               int
+	err                     error
+}
+
+func runFormat(f format.Format, data []byte, wrap func(io.Reader) io.Reader, strict bool) oracleRun {
+	sums := map[string]fold.Count{}
+	var warn bytes.Buffer
+	diag := stream.NewDiag(&warn, strict)
+	p, err := f.NewDocument(format.MapOptions{}, func(stack []byte, c fold.Count) error {
+		s, err := sums[string(stack)].Add(c)
+		sums[string(stack)] = s
+		return err
+	}, diag)
+	if err != nil {
+		return oracleRun{err: err}
+	}
+	err = p.Read("fuzz", wrap(bytes.NewReader(data)))
+	diag.Flush()
+	keys := make([]string, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []byte
+	for _, k := range keys {
+		out = fold.AppendLine(out, []byte(k), sums[k])
+	}
+	return oracleRun{folded: string(out), warnings: warn.String(), malformed: diag.Count(), stats: p.(format.Stater).Stats(), err: err}
+}
+
+// FuzzOracle folds any input with the parser and with the one it
+// replaced (encoding/json's Decoder, oracle_test.go): where the old one
+// finds well-formed JSON, both give the same stacks, warnings, stats and
+// errors, strict or not, whether the input comes whole or byte by byte.
+func FuzzOracle(f *testing.F) {
+	for _, n := range []string{"fractional.json", "misnested.json", "array-format.json", "flamegraph-example.json"} {
+		f.Add(read(f, n))
+	}
+	f.Add([]byte(`{"traceEvents":[{"p\u0068":"X","name":"a;b\nc","ts":1,"dur":2,"pid":"7","tid":7.0},{"ph":"X","name":"d","ts":1,"dur":1,"pid":{"a":1},"tid":[1]},null,3,` +
+		`{"ph":"X","name":"e","ts":"0","dur":1}],"traceEvents":{"x":1},"traceEvents":1e999}`))
+	f.Add([]byte(`[{"ph":"X","name":"a","ts":0,"dur":5},{"ph":"X","name":"b","ts":1,"dur":1,"args":{"x":[1,{"y":"]}"}]}},`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		formattest.Fuzz(t, Format, data)
+		wrap := func(r io.Reader) io.Reader { return r }
+		if len(data)%2 == 1 {
+			wrap = iotest.OneByteReader
+		}
+		for _, strict := range []bool{false, true} {
+			got := runFormat(Format, data, wrap, strict)
+			want := runFormat(refFormat, data, func(r io.Reader) io.Reader { return r }, strict)
+			if strings.Contains(want.warnings, "not JSON") || strings.Contains(want.warnings, "the JSON ends before") ||
+				want.err != nil && (strings.Contains(want.err.Error(), "not JSON") || strings.Contains(want.err.Error(), "the JSON ends before")) {
+				continue // not well-formed: the old parser stopped where encoding/json did
+			}
+			if got.folded != want.folded || got.warnings != want.warnings || got.malformed != want.malformed || got.stats != want.stats ||
+				(got.err == nil) != (want.err == nil) || got.err != nil && got.err.Error() != want.err.Error() {
+				t.Fatalf("strict %v:\ngot  %q %q %d %q %v\nwant %q %q %d %q %v", strict,
+					got.folded, got.warnings, got.malformed, got.stats, got.err,
+					want.folded, want.warnings, want.malformed, want.stats, want.err)
+			}
+		}
+	})
+}
+
+// TestLimit: an event longer than the scanner holds stops the reading
+// with a message at its offset; the events before it are folded.
+func TestLimit(t *testing.T) {
+	var warn bytes.Buffer
+	c := map[string]fold.Count{}
+	q, _ := Format.NewDocument(nil, func(s []byte, n fold.Count) error { c[string(s)] = n; return nil }, stream.NewDiag(&warn, false))
+	q.(*parser).limit = 1000
+	doc := `{"traceEvents":[{"ph":"X","name":"a","ts":0,"dur":3},{"ph":"X","name":"` + strings.Repeat("b", 5000) + `","ts":5,"dur":1}]}`
+	if err := q.Read("x", bytes.NewReader([]byte(doc))); err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 1 || c["a"] != fold.Int(3) || !strings.Contains(warn.String(), "x:0: at byte 53: an event longer than 1000 bytes") {
+		t.Errorf("%v %s", c, warn.String())
 	}
 }

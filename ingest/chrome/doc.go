@@ -33,11 +33,17 @@
 //     offset) and skipped; the script stops with a KeyError or
 //     TypeError. Missing "pid" and "tid" make one more thread.
 //
-// Memory: the input is read with encoding/json's Decoder, event by event;
-// nothing holds the whole document. Events must be sorted by time within
-// each thread before they can nest, so the complete events are held, 24
-// bytes each (time, duration, an interned name), until the input ends.
+// Memory: the input is read with ingest/internal/jsonscan, event by event
+// (each event checked as encoding/json checks it before any of it is
+// used); nothing holds the whole document. The scanner's buffer (256 KiB)
+// grows to the largest event, at most 64 MiB; a larger event stops the
+// reading with an error at its offset. Events must be sorted by time
+// within each thread before they can nest, so the complete events are
+// held, 24 bytes each (time, duration, an interned name), until the input
+// ends, with each distinct name and thread: about a tenth of the input's
+// size.
 //
-// This package imports only fold, stream, ingest/format and the standard
-// library; it must import nothing else of pfold's.
+// This package imports only fold, stream, ingest/format,
+// ingest/internal/jsonscan and the standard library; it must import
+// nothing else of pfold's.
 package chrome

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/jsonscan"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -26,7 +27,7 @@ var Format = format.Format{
 			Usage: "cpuprofile: `samples` counts each sample once; time weighs it by the microseconds to the next sample"},
 	},
 	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
-		p := &parser{emit: emit, diag: diag}
+		p := &parser{emit: emit, diag: diag, limit: jsonscan.DefaultLimit}
 		switch w := opts.String("weight"); w {
 		case "", "samples":
 		case "time":
@@ -82,8 +83,11 @@ type parser struct {
 	reported    bool // a fault that stopped the reading was reported
 	samples     int
 
+	sc    *jsonscan.Scanner
+	limit int // the largest node or value held
 	jn    jsonNode
-	ints  intArray
+	batch []int64 // integers of an array, read a batch at a time
+	saved []uint64
 	stack []byte
 	path  []int32
 
@@ -92,12 +96,11 @@ type parser struct {
 	profiles                  int
 }
 
-// jsonNode takes one element of "nodes" from encoding/json (its text
-// checked to be well-formed JSON) and picks out what the fold needs.
+// jsonNode takes one element of "nodes" (its text checked to be
+// well-formed JSON) and picks out what the fold needs.
 type jsonNode struct {
 	p   *parser
 	off int64
-	err error
 
 	ID           int64
 	FunctionName string
@@ -108,15 +111,15 @@ type jsonNode struct {
 	Parent       int64
 }
 
-func (jn *jsonNode) UnmarshalJSON(b []byte) error {
+func (jn *jsonNode) read(b []byte, members []jsonscan.Member) error {
 	p := jn.p
 	*jn = jsonNode{p: p, off: jn.off, ID: none, Parent: none, LineNumber: -1, ColumnNumber: -1, Children: jn.Children[:0]}
 	if len(b) == 0 || b[0] != '{' {
-		jn.err = p.malformed(jn.off, "a node that is not an object")
-		return jn.err
+		return p.malformed(jn.off, "a node that is not an object")
 	}
 	bad := ""
-	scanObject(b, func(key, val []byte) {
+	for _, m := range members {
+		key, val := b[m.KeyStart:m.KeyEnd], b[m.ValStart:m.ValEnd]
 		var ok bool
 		switch string(unquoteKey(key)) {
 		case "id":
@@ -171,13 +174,11 @@ func (jn *jsonNode) UnmarshalJSON(b []byte) error {
 				}
 			})
 		}
-	})
-	if bad != "" {
-		jn.err = p.malformed(jn.off, "a node skipped: "+bad)
-		return jn.err
 	}
-	jn.err = p.addNode(jn, jn.off)
-	return jn.err
+	if bad != "" {
+		return p.malformed(jn.off, "a node skipped: "+bad)
+	}
+	return p.addNode(jn, jn.off)
 }
 
 // ints parses an array of integers into jn.Children.
@@ -227,8 +228,12 @@ func (e *docError) Error() string { return e.why }
 
 func (p *parser) Read(name string, r io.Reader) error {
 	p.reset(name)
-	dec := json.NewDecoder(skipBOM(r))
-	err := p.read(dec)
+	if p.sc == nil {
+		p.sc = jsonscan.New(skipBOM(r), p.limit)
+	} else {
+		p.sc.Reset(skipBOM(r), p.limit)
+	}
+	err := p.read(p.sc)
 	var de *docError
 	if errors.As(err, &de) {
 		p.reported = true
@@ -242,40 +247,40 @@ func (p *parser) Read(name string, r io.Reader) error {
 	return p.finish()
 }
 
-func (p *parser) read(dec *json.Decoder) error {
-	t, err := dec.Token()
+func (p *parser) read(sc *jsonscan.Scanner) error {
+	k, _, err := sc.Token()
 	if err != nil {
-		return jsonError(dec, err, "a V8 CPU profile")
+		return jsonError(sc, err, "a V8 CPU profile")
 	}
-	if t != json.Delim('{') {
+	if k != jsonscan.ObjectStart {
 		return &docError{0, "not a JSON object: a V8 CPU profile is {\"nodes\":[…],\"samples\":[…],…}"}
 	}
-	for dec.More() {
-		t, err := dec.Token()
+	for sc.More() {
+		_, raw, err := sc.Token()
 		if err != nil {
-			return jsonError(dec, err, "a key")
+			return jsonError(sc, err, "a key")
 		}
-		key, _ := t.(string)
-		switch key {
+		switch key := string(unquoteKey(raw)); key {
 		case "nodes":
-			err = p.readNodes(dec)
+			err = p.readNodes(sc)
 		case "samples":
-			err = p.readSamples(dec)
+			err = p.readSamples(sc)
 		case "timeDeltas":
 			if p.byTime {
-				err = p.readDeltas(dec)
+				err = p.readDeltas(sc)
 			} else {
-				err = skip(dec)
+				err = skipInts(sc, p.batch)
 			}
 		case "startTime", "endTime":
-			off := dec.InputOffset()
-			var v int64
-			if err = dec.Decode(&v); err != nil {
-				if isTypeError(err) {
-					err = p.malformed(off, key+" is not an integer (microseconds)")
-					break
-				}
-				return jsonError(dec, err, key)
+			off := sc.InputOffset()
+			raw, err2 := sc.Raw()
+			if err2 != nil {
+				return jsonError(sc, err2, key)
+			}
+			v, ok := int64Value(raw)
+			if !ok {
+				err = p.malformed(off, key+" is not an integer (microseconds)")
+				break
 			}
 			if key == "startTime" {
 				p.start, p.haveStart = v, true
@@ -283,16 +288,28 @@ func (p *parser) read(dec *json.Decoder) error {
 				p.end, p.haveEnd = v, true
 			}
 		default:
-			err = skip(dec)
+			err = skip(sc)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return jsonError(dec, err, "the end of the profile")
+	if _, _, err := sc.Token(); err != nil {
+		return jsonError(sc, err, "the end of the profile")
 	}
 	return nil
+}
+
+// int64Value is what encoding/json decodes raw into an int64 as: null
+// leaves it 0; anything but an integer in range is a type error.
+func int64Value(raw []byte) (int64, bool) {
+	if string(raw) == "null" {
+		return 0, true
+	}
+	if raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return 0, false
+	}
+	return jsonscan.Int(raw)
 }
 
 // malformed reports a fault at byte off of the input (-1: no place).
@@ -304,50 +321,52 @@ func (p *parser) malformed(off int64, why string) error {
 }
 
 // openArray reads the '[' of key's value; null stands for an empty array.
-func openArray(dec *json.Decoder, key string) (bool, error) {
-	t, err := dec.Token()
+func openArray(sc *jsonscan.Scanner, key string) (bool, error) {
+	k, _, err := sc.Token()
 	if err != nil {
-		return false, jsonError(dec, err, key)
+		return false, jsonError(sc, err, key)
 	}
-	if t == nil {
+	if k == jsonscan.Null {
 		return false, nil
 	}
-	if t != json.Delim('[') {
-		if d, ok := t.(json.Delim); ok && d == '{' {
-			// Leave the decoder past the value.
-			if err := skipRest(dec); err != nil {
+	if k != jsonscan.ArrayStart {
+		if k == jsonscan.ObjectStart {
+			// Leave the scanner past the value.
+			if err := skipRest(sc); err != nil {
 				return false, err
 			}
 		}
-		return false, &docError{dec.InputOffset(), fmt.Sprintf("%q is not an array", key)}
+		return false, &docError{sc.InputOffset(), fmt.Sprintf("%q is not an array", key)}
 	}
 	return true, nil
 }
 
-func closeArray(dec *json.Decoder, key string) error {
-	if _, err := dec.Token(); err != nil {
-		return jsonError(dec, err, key)
+func closeArray(sc *jsonscan.Scanner, key string) error {
+	if _, _, err := sc.Token(); err != nil {
+		return jsonError(sc, err, key)
 	}
 	return nil
 }
 
-func (p *parser) readNodes(dec *json.Decoder) error {
-	ok, err := openArray(dec, "nodes")
+// readNodes reads the nodes, each checked whole by the scanner before
+// it is read.
+func (p *parser) readNodes(sc *jsonscan.Scanner) error {
+	ok, err := openArray(sc, "nodes")
 	if !ok {
 		return err
 	}
 	p.haveNodes = true
-	for dec.More() {
-		p.jn.p, p.jn.off, p.jn.err = p, dec.InputOffset(), nil
-		err := dec.Decode(&p.jn)
-		if p.jn.err != nil {
-			return p.jn.err
-		}
+	for sc.More() {
+		p.jn.p, p.jn.off = p, sc.InputOffset()
+		raw, members, err := sc.RawObject()
 		if err != nil {
-			return jsonError(dec, err, "a node")
+			return jsonError(sc, err, "a node")
+		}
+		if err := p.jn.read(raw, members); err != nil {
+			return err
 		}
 	}
-	if err := closeArray(dec, "nodes"); err != nil {
+	if err := closeArray(sc, "nodes"); err != nil {
 		return err
 	}
 	return p.resolve()
@@ -488,17 +507,22 @@ func (p *parser) breakCycles() error {
 }
 
 // readSamples reads the node ids, one per sample.
-func (p *parser) readSamples(dec *json.Decoder) error {
+func (p *parser) readSamples(sc *jsonscan.Scanner) error {
 	p.haveSamples = true
-	err := p.readInts(dec, "samples", "a sample that is not a node id", func(id int64, ok bool) error {
+	err := p.readInts(sc, "samples", "a sample that is not a node id", func(ids []int64, ok bool) error {
 		if !ok {
-			id = none // keeps the samples in step with their time deltas
+			ids[0] = none // keeps the samples in step with their time deltas
 		}
 		if !p.resolved {
-			p.early = append(p.early, id)
+			p.early = append(p.early, ids...)
 			return nil
 		}
-		return p.sample(id)
+		for _, id := range ids {
+			if err := p.sample(id); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -543,79 +567,122 @@ func satAdd(a, b uint64) uint64 {
 	return s
 }
 
-func (p *parser) readDeltas(dec *json.Decoder) error {
+func (p *parser) readDeltas(sc *jsonscan.Scanner) error {
 	p.haveDeltas = true
 	stream := p.resolved && p.haveSamples
-	return p.readInts(dec, "timeDeltas", "a time delta that is not an integer (microseconds)", func(d int64, ok bool) error {
+	return p.readInts(sc, "timeDeltas", "a time delta that is not an integer (microseconds)", func(ds []int64, ok bool) error {
 		if !ok {
-			d = 0 // keeps the count in step with the samples
+			ds[0] = 0 // keeps the count in step with the samples
 		}
 		if stream {
-			p.delta(d)
+			for _, d := range ds {
+				p.delta(d)
+			}
 		} else {
-			p.deltas = append(p.deltas, d)
+			p.deltas = append(p.deltas, ds...)
 		}
 		return nil
 	})
 }
 
-// readInts reads key's value, an array of integers, calling fn on each
-// element in order (ok false for one that is not an integer, reported as
-// bad). encoding/json takes a value whole before it hands it over, so
-// the array's text is held while it is read; the numbers themselves are
-// not gathered here.
-func (p *parser) readInts(dec *json.Decoder, key, bad string, fn func(v int64, ok bool) error) error {
-	p.ints = intArray{p: p, key: key, bad: bad, fn: fn, off: dec.InputOffset()}
-	err := dec.Decode(&p.ints)
-	if p.ints.err != nil {
-		return p.ints.err // from fn or the Diag, or the value is not an array
-	}
+// readInts reads key's value, an array of integers, calling fn on the
+// elements in order, a batch at a time (ok false for one element that is
+// not an integer, reported as bad, alone in its batch), as they are read:
+// nothing holds the array. encoding/json, which
+// this parser replaced, checked the whole array before it took any
+// element; so that an array cut short or not well formed still counts
+// for nothing, what fn changes is saved before and put back then.
+func (p *parser) readInts(sc *jsonscan.Scanner, key, bad string, fn func(vals []int64, ok bool) error) error {
+	// Offsets of bad elements are reported as encoding/json's Decoder
+	// placed them: from the end of the key, counted in the array's text.
+	keyEnd := sc.InputOffset()
+	c, err := sc.BeginValue()
 	if err != nil {
-		return jsonError(dec, err, key)
+		return jsonError(sc, err, key)
 	}
-	return nil
-}
-
-// intArray parses a JSON array of integers handed over by encoding/json
-// (so already checked to be well-formed JSON).
-type intArray struct {
-	p        *parser
-	key, bad string
-	fn       func(v int64, ok bool) error
-	off      int64
-	err      error
-}
-
-func (a *intArray) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	if len(b) < 2 || b[0] != '[' {
-		a.err = &docError{a.off, fmt.Sprintf("%q is not an array", a.key)}
-		return a.err
-	}
-	i := 1
-	for {
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] == ']' {
+	if c != '[' {
+		raw, err := sc.Raw()
+		if err != nil {
+			return jsonError(sc, err, key)
+		}
+		if string(raw) == "null" {
 			return nil
 		}
-		start := i
-		v, end, ok := parseInt(b, i)
-		if !ok {
-			end = skipElement(b, i)
-			if err := a.p.malformed(a.off+int64(start), a.bad); err != nil {
-				a.err = err
+		return &docError{keyEnd, fmt.Sprintf("%q is not an array", key)}
+	}
+	open := sc.InputOffset()
+	sc.Token()
+	snap := p.snapshot()
+	err = p.readIntArray(sc, key, bad, keyEnd-open, fn)
+	if err != nil {
+		p.restore(snap)
+	}
+	return err
+}
+
+func (p *parser) readIntArray(sc *jsonscan.Scanner, key, bad string, shift int64, fn func(vals []int64, ok bool) error) error {
+	if cap(p.batch) == 0 {
+		p.batch = make([]int64, 0, 4096)
+	}
+	for {
+		vals := sc.Ints(p.batch[:0])
+		if len(vals) > 0 {
+			if err := fn(vals, true); err != nil {
 				return err
 			}
 		}
-		if err := a.fn(v, ok); err != nil {
-			a.err = err
+		if !sc.More() {
+			break
+		}
+		if len(vals) == cap(vals) {
+			continue
+		}
+		raw, err := sc.Raw()
+		if err != nil {
+			return jsonError(sc, err, key)
+		}
+		v, ok := int64(0), false
+		if raw[0] != '"' {
+			v, ok = jsonscan.Int(raw)
+		}
+		if !ok {
+			if err := p.malformed(sc.InputOffset()-int64(len(raw))+shift, bad); err != nil {
+				return err
+			}
+		}
+		p.batch = append(p.batch[:0], v)
+		if err := fn(p.batch, ok); err != nil {
 			return err
 		}
-		i = skipSpace(b, end)
-		if i < len(b) && b[i] == ',' {
-			i++
+	}
+	return closeArray(sc, key)
+}
+
+// state is what reading an array of integers changes.
+type state struct {
+	early, pending, deltas int
+	samples, nDeltas       int
+	seen, now              int64
+	weights                bool
+}
+
+func (p *parser) snapshot() state {
+	st := state{len(p.early), len(p.pending), len(p.deltas), p.samples, p.nDeltas, p.seen, p.now, len(p.nodes) > 0}
+	if st.weights {
+		p.saved = p.saved[:0]
+		for i := range p.nodes {
+			p.saved = append(p.saved, p.nodes[i].weight)
+		}
+	}
+	return st
+}
+
+func (p *parser) restore(st state) {
+	p.early, p.pending, p.deltas = p.early[:st.early], p.pending[:st.pending], p.deltas[:st.deltas]
+	p.samples, p.nDeltas, p.seen, p.now = st.samples, st.nDeltas, st.seen, st.now
+	if st.weights {
+		for i := range p.nodes {
+			p.nodes[i].weight = p.saved[i]
 		}
 	}
 }
@@ -746,33 +813,6 @@ func unquoteKey(k []byte) []byte {
 		return k[1 : len(k)-1]
 	}
 	return []byte(unquote(k))
-}
-
-// skipElement returns the end of the (well-formed) element at b[i:].
-func skipElement(b []byte, i int) int {
-	depth := 0
-	for ; i < len(b); i++ {
-		switch b[i] {
-		case '"':
-			for i++; i < len(b) && b[i] != '"'; i++ {
-				if b[i] == '\\' {
-					i++
-				}
-			}
-		case '[', '{':
-			depth++
-		case ']', '}':
-			if depth == 0 {
-				return i
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return i
 }
 
 // delta takes the next time delta: it dates sample nDeltas, and so ends
@@ -927,52 +967,79 @@ func appendClean(b []byte, s string) []byte {
 	return b
 }
 
-func isTypeError(err error) bool {
-	var te *json.UnmarshalTypeError
-	return errors.As(err, &te)
-}
-
-// jsonError turns a decoder error into a docError at its offset.
-func jsonError(dec *json.Decoder, err error, what string) error {
-	var se *json.SyntaxError
+// jsonError turns a scanner error into a docError at its offset.
+func jsonError(sc *jsonscan.Scanner, err error, what string) error {
+	var se *jsonscan.SyntaxError
+	var te *jsonscan.TypeError
+	var le *jsonscan.LimitError
 	switch {
 	case errors.As(err, &se):
 		return &docError{se.Offset, "not JSON: " + se.Error()}
 	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return &docError{dec.InputOffset(), "the JSON ends before " + what + " does (cut short?)"}
-	case isTypeError(err):
-		return &docError{dec.InputOffset(), what + ": " + err.Error()}
+		return &docError{sc.InputOffset(), "the JSON ends before " + what + " does (cut short?)"}
+	case errors.As(err, &te):
+		return &docError{sc.InputOffset(), what + ": " + err.Error()}
+	case errors.As(err, &le):
+		return &docError{le.Offset, fmt.Sprintf("%s longer than %d bytes: not read", what, le.Limit)}
 	}
 	return err
 }
 
-// skip reads past the next value. encoding/json holds the value's text
-// while it checks it, but nothing of it is kept.
-func skip(dec *json.Decoder) error {
-	if err := dec.Decode(&discard{}); err != nil {
-		return jsonError(dec, err, "a value")
+// skip reads past the next value, checking it.
+func skip(sc *jsonscan.Scanner) error {
+	if err := sc.Skip(); err != nil {
+		return jsonError(sc, err, "a value")
 	}
 	return nil
 }
 
-// discard takes any JSON value and keeps nothing.
-type discard struct{}
-
-func (discard) UnmarshalJSON([]byte) error { return nil }
+// skipInts is skip for a value that is mostly an array of integers.
+func skipInts(sc *jsonscan.Scanner, batch []int64) error {
+	c, err := sc.BeginValue()
+	if err != nil {
+		return jsonError(sc, err, "a value")
+	}
+	if c != '[' {
+		return skip(sc)
+	}
+	sc.Token()
+	if cap(batch) == 0 {
+		batch = make([]int64, 0, 4096)
+	}
+	for {
+		vals := sc.Ints(batch[:0])
+		if !sc.More() {
+			break
+		}
+		if len(vals) < cap(vals) {
+			if err := skip(sc); err != nil {
+				return err
+			}
+		}
+	}
+	if _, _, err := sc.Token(); err != nil {
+		return jsonError(sc, err, "a value")
+	}
+	return nil
+}
 
 // skipRest reads to the end of the object or array just opened.
-func skipRest(dec *json.Decoder) error {
-	for dec.More() {
-		if err := skip(dec); err != nil {
+func skipRest(sc *jsonscan.Scanner) error {
+	for sc.More() {
+		if err := skip(sc); err != nil {
 			return err
 		}
 	}
-	_, err := dec.Token()
-	if err != nil {
-		return jsonError(dec, err, "a value")
+	if _, _, err := sc.Token(); err != nil {
+		return jsonError(sc, err, "a value")
 	}
 	return nil
 }
+
+// discard takes any JSON value and keeps nothing (for sniff).
+type discard struct{}
+
+func (discard) UnmarshalJSON([]byte) error { return nil }
 
 var bom = []byte("\xef\xbb\xbf")
 
@@ -1034,7 +1101,7 @@ func sniff(prefix []byte) format.Score {
 		if samples && deltas {
 			return format.Sure
 		}
-		if err := skip(dec); err != nil {
+		if err := dec.Decode(&discard{}); err != nil {
 			return format.No
 		}
 	}

@@ -12,11 +12,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
+	"github.com/pfold/pfold/stream"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -482,11 +486,115 @@ func BenchmarkCPUProfile(b *testing.B) {
 		b.Run(weight, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
+			defer cpuRate(b, int64(len(data)))()
 			for b.Loop() {
 				if _, err := formattest.Fold(Format, format.MapOptions{"weight": weight}, formattest.Input{Name: "x", Data: data}); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
+	}
+}
+
+type oracleRun struct {
+	folded, warnings, stats string
+	malformed               int
+	err                     error
+}
+
+// runFormat folds data with f (Format or the oracle, refFormat) the way
+// pfold does, the input read through wrap, and says what came out.
+func runFormat(f format.Format, opts format.Options, data []byte, wrap func(io.Reader) io.Reader, strict bool) oracleRun {
+	sums := map[string]fold.Count{}
+	var warn bytes.Buffer
+	diag := stream.NewDiag(&warn, strict)
+	p, err := f.NewDocument(opts, func(stack []byte, c fold.Count) error {
+		s, err := sums[string(stack)].Add(c)
+		sums[string(stack)] = s
+		return err
+	}, diag)
+	if err != nil {
+		return oracleRun{err: err}
+	}
+	err = p.Read("fuzz", wrap(bytes.NewReader(data)))
+	diag.Flush()
+	keys := make([]string, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []byte
+	for _, k := range keys {
+		out = fold.AppendLine(out, []byte(k), sums[k])
+	}
+	return oracleRun{folded: string(out), warnings: warn.String(), malformed: diag.Count(), stats: p.(format.Stater).Stats(), err: err}
+}
+
+// FuzzOracle folds any input with the parser and with the one it
+// replaced (encoding/json's Decoder, oracle_test.go), by samples and by
+// time: where the old one finds well-formed JSON, both give the same
+// stacks, warnings, stats and errors, strict or not, whether the input
+// comes whole or byte by byte.
+func FuzzOracle(f *testing.F) {
+	f.Add(read(f, "chromium-page.cpuprofile"))
+	f.Add([]byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"parent":1,"callFrame":{"functionName":"a","url":"u","lineNumber":1}}],"samples":[2,2,1],"timeDeltas":[1,-2,3],"startTime":0,"endTime":9}`))
+	f.Add([]byte(`{"samples":[2,9,"x",4,1.5,-0,[1]],"timeDeltas":[5,null,-3],"nodes":[{"\u0069d":2,"callFrame":null},{"id":4,"children":[2,2]},{"id":9,"callFrame":{"functionName":"f;g","url":"x","lineNumber":1,"columnNumber":null}}],"startTime":null,"endTime":"9"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		formattest.Fuzz(t, Format, data)
+		wrap := func(r io.Reader) io.Reader { return r }
+		if len(data)%2 == 1 {
+			wrap = iotest.OneByteReader
+		}
+		for _, weight := range []string{"samples", "time"} {
+			opts := format.MapOptions{"weight": weight}
+			for _, strict := range []bool{false, true} {
+				got := runFormat(Format, opts, data, wrap, strict)
+				want := runFormat(refFormat, opts, data, func(r io.Reader) io.Reader { return r }, strict)
+				if strings.Contains(want.warnings, "not JSON") || strings.Contains(want.warnings, "the JSON ends before") ||
+					want.err != nil && (strings.Contains(want.err.Error(), "not JSON") || strings.Contains(want.err.Error(), "the JSON ends before")) {
+					continue // not well-formed: the old parser stopped where encoding/json did
+				}
+				if got.folded != want.folded || got.warnings != want.warnings || got.malformed != want.malformed || got.stats != want.stats ||
+					(got.err == nil) != (want.err == nil) || got.err != nil && got.err.Error() != want.err.Error() {
+					t.Fatalf("%s, strict %v:\ngot  %q %q %d %q %v\nwant %q %q %d %q %v", weight, strict,
+						got.folded, got.warnings, got.malformed, got.stats, got.err,
+						want.folded, want.warnings, want.malformed, want.stats, want.err)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkCPUProfileOracle is BenchmarkCPUProfile with the parser this
+// one replaced (encoding/json), for the record.
+func BenchmarkCPUProfileOracle(b *testing.B) {
+	data := benchInput(b)
+	for _, weight := range []string{"samples", "time"} {
+		b.Run(weight, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			defer cpuRate(b, int64(len(data)))()
+			for b.Loop() {
+				if _, err := formattest.Fold(refFormat, format.MapOptions{"weight": weight}, formattest.Input{Name: "x", Data: data}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// cpuRate reports the throughput by the process's CPU time (user and
+// system), which a machine shared with other jobs does not inflate as it
+// does the wall time behind MB/s.
+func cpuRate(b *testing.B, bytes int64) func() {
+	var before syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	return func() {
+		var after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+		if cpu > 0 {
+			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+		}
 	}
 }

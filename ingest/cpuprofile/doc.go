@@ -39,18 +39,23 @@
 // record samples slightly out of order) are held at the latest time seen,
 // so no sample weighs less than nothing.
 //
-// Memory: the input is read with encoding/json's Decoder, key by key and
-// node by node (each node's text, checked by encoding/json, is picked
-// apart here); nothing holds the whole document. The node table is held
-// (one entry per node, its frame name built once). encoding/json takes a
-// value whole before handing it over, so the text of the "samples" and
-// "timeDeltas" arrays is held while each is read (a few bytes a sample);
-// the samples are tallied per node as they are parsed when the nodes came
+// Memory: the input is read with ingest/internal/jsonscan, key by key,
+// node by node (each node checked as encoding/json checks it before any of
+// it is used) and element by element in "samples" and "timeDeltas";
+// nothing holds the whole document or an array's text. The scanner's
+// buffer (256 KiB) grows to the largest node, at most 64 MiB. The node
+// table is held (one entry per node, its frame name built once). The
+// samples are tallied per node as they are parsed when the nodes came
 // first and --weight is samples, as node and Chrome write them. With
 // --weight time the samples are held (4 bytes each) until the time deltas
 // that follow them are read; in other key orders, what comes before the
-// nodes is held until they arrive.
+// nodes is held until they arrive (8 bytes a sample or delta). An array of
+// integers is taken element by element, but counts only once it is read to
+// its end, as when encoding/json checked it whole first: what it changed
+// is saved before (8 bytes a node) and put back when it is cut short or
+// not well formed.
 //
-// This package imports only fold, stream, ingest/format and the standard
-// library; it must import nothing else of pfold's.
+// This package imports only fold, stream, ingest/format,
+// ingest/internal/jsonscan and the standard library; it must import
+// nothing else of pfold's.
 package cpuprofile

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/google/pprof/profile"
@@ -28,7 +29,11 @@ var Format = format.Format{
 	Sniff:    Sniff,
 	Flags:    []format.Flag{SampleIndexFlag},
 	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
-		return &parser{emit: emit, diag: diag, index: opts.String(SampleIndexFlag.Name)}, nil
+		mem := format.EnvOf(opts).Mem
+		if mem <= 0 {
+			mem = 32 << 20
+		}
+		return &parser{emit: emit, diag: diag, index: opts.String(SampleIndexFlag.Name), mem: mem}, nil
 	},
 }
 
@@ -44,8 +49,15 @@ type parser struct {
 	diag  *stream.Diag
 	index string
 
-	names map[*profile.Location][]byte // frames of a location, outermost first, joined by ';'
-	stack []byte
+	names   map[*profile.Location][]byte // frames of a location, outermost first, joined by ';'
+	stack   []byte
+	fp      fastProfile
+	data    []byte // the input, read whole
+	mem     int64  // what the sums by sequence of locations may hold
+	seqs    map[string]int32
+	entries []entry
+	// slowOnly leaves the fast path out: tests compare the two.
+	slowOnly bool
 
 	nProfiles, nSamples int
 	types               map[string]bool
@@ -53,13 +65,51 @@ type parser struct {
 }
 
 func (p *parser) Read(name string, r io.Reader) error {
-	data, err := io.ReadAll(r)
+	data, err := readAll(r, p.data[:0])
+	p.data = data[:0]
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if len(data) == 0 {
 		return nil // nothing to fold, as for an empty input of any format
 	}
+	if !p.slowOnly {
+		done, err := p.fast(name, data)
+		p.fp.reset(nil) // keeps its tables' room, not the input
+		if done {
+			return err
+		}
+	}
+	return p.slow(name, data)
+}
+
+// readAll reads r whole into buf: at its size at once when r is a file.
+func readAll(r io.Reader, buf []byte) ([]byte, error) {
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			if int64(cap(buf)) < st.Size()+1 {
+				buf = make([]byte, 0, st.Size()+1) // +1: the read that finds the end
+			}
+		}
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+// slow folds data with github.com/google/pprof/profile: every profile the
+// fast path does not vouch for.
+func (p *parser) slow(name string, data []byte) error {
 	prof, err := profile.ParseData(data)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -157,7 +207,7 @@ func appendAddr(b []byte, addr uint64) []byte {
 
 // appendName appends a frame name made safe for a folded line: ';'
 // separates frames and a newline ends the line, so they become ':' and ' '.
-func appendName(b []byte, name string) []byte {
+func appendName[S string | []byte](b []byte, name S) []byte {
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		switch c {

@@ -3,16 +3,21 @@ package pprofproto
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
@@ -447,9 +452,273 @@ func BenchmarkPprof(b *testing.B) {
 	p, _ := Format.NewDocument(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	defer cpuRate(b, int64(len(data)))()
 	for b.Loop() {
 		if err := p.Read("x", bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// largeProfile is a long recording: the profile in name (un-gzipped)
+// again and again in one profile of about size bytes, as benchgen
+// -format pprof writes it. With copies, each copy's locations and
+// functions are renumbered (the names shared) and its samples point at
+// them, as if many processes of one program were profiled into one
+// profile: the bytes keep the recording's mix of samples, locations,
+// functions and labels (tables as large as the samples, the hard case).
+// Without, the samples are repeated over the one table, each copy with a
+// numeric label of its own, as a longer recording with a label per
+// request or span would have them (samples outweigh the tables, the
+// usual case for large profiles). Either folds into the recording's
+// stacks.
+func largeProfile(tb testing.TB, name string, size int, copies bool) []byte {
+	data := proto(tb, name)
+	p, err := profile.ParseData(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var maxF, maxL uint64
+	for _, f := range p.Function {
+		maxF = max(maxF, f.ID)
+	}
+	for _, l := range p.Location {
+		maxL = max(maxL, l.ID)
+	}
+	big := p.Copy()
+	big.Sample = nil
+	if copies {
+		big.Location, big.Function = nil, nil
+	}
+	perCopy := len(data)
+	if !copies {
+		perCopy = len(data) * len(p.Sample) / max(1, len(p.Sample)+len(p.Location)+len(p.Function))
+	}
+	for k := 0; k < max(1, size/perCopy); k++ {
+		if !copies {
+			for _, s := range p.Sample {
+				ns := *s
+				ns.NumLabel = maps.Clone(s.NumLabel)
+				if ns.NumLabel == nil {
+					ns.NumLabel = map[string][]int64{}
+				}
+				ns.NumLabel["request"] = []int64{int64(k)}
+				ns.NumUnit = nil
+				big.Sample = append(big.Sample, &ns)
+			}
+			continue
+		}
+		fs := map[*profile.Function]*profile.Function{}
+		for _, f := range p.Function {
+			nf := *f
+			nf.ID += uint64(k) * maxF
+			fs[f] = &nf
+			big.Function = append(big.Function, &nf)
+		}
+		ls := map[*profile.Location]*profile.Location{}
+		for _, l := range p.Location {
+			nl := *l
+			nl.ID += uint64(k) * maxL
+			nl.Line = slices.Clone(l.Line)
+			for i := range nl.Line {
+				nl.Line[i].Function = fs[l.Line[i].Function]
+			}
+			ls[l] = &nl
+			big.Location = append(big.Location, &nl)
+		}
+		for _, s := range p.Sample {
+			ns := *s
+			ns.Location = make([]*profile.Location, len(s.Location))
+			for i, l := range s.Location {
+				ns.Location[i] = ls[l]
+			}
+			big.Sample = append(big.Sample, &ns)
+		}
+	}
+	var buf bytes.Buffer
+	if err := big.WriteUncompressed(&buf); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// BenchmarkPprofLarge folds 64 MB profiles made of recordings
+// (largeProfile, both shapes): a go test -cpuprofile, and the
+// export-shaped one (three sample types, labels on every sample); the
+// parser alone.
+func BenchmarkPprofLarge(b *testing.B) { benchLarge(b, false) }
+
+// BenchmarkPprofLargeSlow is BenchmarkPprofLarge by
+// google/pprof/profile alone (the slow path), for the record.
+func BenchmarkPprofLargeSlow(b *testing.B) { benchLarge(b, true) }
+
+func benchLarge(b *testing.B, slowOnly bool) {
+	for _, name := range []string{"gotest-stream", "export-shape"} {
+		for _, copies := range []bool{false, true} {
+			shape := "samples"
+			if copies {
+				shape = "copies"
+			}
+			b.Run(name+"/"+shape, func(b *testing.B) {
+				data := largeProfile(b, name+".pb.gz", 64<<20, copies)
+				p, _ := Format.NewDocument(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+				p.(*parser).slowOnly = slowOnly
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				defer cpuRate(b, int64(len(data)))()
+				for b.Loop() {
+					if err := p.Read("x", bytes.NewReader(data)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// cpuRate reports the throughput by the process's CPU time (user and
+// system), which a machine shared with other jobs does not inflate as it
+// does the wall time behind MB/s.
+func cpuRate(b *testing.B, bytes int64) func() {
+	var before syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	return func() {
+		var after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+		if cpu > 0 {
+			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+		}
+	}
+}
+
+// runPath folds one protobuf as run does, by the fast path where it
+// takes the profile (or by the slow path alone, google/pprof/profile),
+// and says what came out, errors and warnings included, and whether the
+// fast path took it.
+func runPath(data []byte, index string, slowOnly bool) (folded, warnings, stats string, err error, fast bool) {
+	c := collector{}
+	var warn bytes.Buffer
+	q, _ := Format.NewDocument(format.MapOptions{"sample-index": index}, c.emit, stream.NewDiag(&warn, false))
+	p := q.(*parser)
+	p.slowOnly = slowOnly
+	if !slowOnly {
+		done, _ := p.fast("in", data)
+		p.fp.reset(nil)
+		fast = done
+		// Fold afresh, through Read.
+		c = collector{}
+		q, _ = Format.NewDocument(format.MapOptions{"sample-index": index}, c.emit, stream.NewDiag(&warn, false))
+		p = q.(*parser)
+	}
+	err = p.Read("in", bytes.NewReader(data))
+	return c.String(), warn.String(), p.Stats(), err, fast
+}
+
+// TestOdd: the fast path takes odd() and folds it as the slow path does.
+func TestOdd(t *testing.T) {
+	got, gw, gs, gerr, fast := runPath(odd(), "", false)
+	want, ww, ws, werr, _ := runPath(odd(), "", true)
+	if !fast || werr != nil || got != want || gw != ww || gs != ws || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+		t.Errorf("fast %v:\n%s%s%s %v\nslow:\n%s%s%s %v", fast, got, gw, gs, gerr, want, ww, ws, werr)
+	}
+}
+
+// TestFastPath: the recorded profiles are folded by the fast path, but
+// edge (drop_frames: pruned by google/pprof/profile); what it folds is
+// what the slow path folds.
+func TestFastPath(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.pb.gz"))
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".pb.gz")
+		data := proto(t, name+".pb.gz")
+		for _, index := range []string{"", "0", "1", "inuse_space", "nope"} {
+			got, gw, gs, gerr, fast := runPath(data, index, false)
+			want, ww, ws, werr, _ := runPath(data, index, true)
+			if fast != (name != "edge") {
+				t.Errorf("%s: fast path %v", name, fast)
+			}
+			if got != want || gw != ww || gs != ws || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Errorf("%s, --sample-index %q: fast and slow paths differ:\n%s%s%s %v\n%s%s%s %v", name, index, got, gw, gs, gerr, want, ww, ws, werr)
+			}
+		}
+	}
+}
+
+// odd is a profile written the ways pprof's own writer does not: a
+// sample's locations in two fields (packed and not), values one by one,
+// labels of every kind, ids in any order, a location of two lines, a
+// mapping, a second period type, comments.
+func odd() []byte {
+	var b []byte
+	tag := func(num, typ int) { b = binary.AppendUvarint(b, uint64(num<<3|typ)) }
+	varint := func(num int, v uint64) { tag(num, 0); b = binary.AppendUvarint(b, v) }
+	msg := func(num int, body func()) {
+		outer := b
+		b = nil
+		body()
+		inner := b
+		b = outer
+		tag(num, 2)
+		b = binary.AppendUvarint(b, uint64(len(inner)))
+		b = append(b, inner...)
+	}
+	str := func(s string) { tag(6, 2); b = binary.AppendUvarint(b, uint64(len(s))); b = append(b, s...) }
+	msg(1, func() { varint(1, 1); varint(2, 2) }) // sample_type samples/count
+	msg(1, func() { varint(1, 3); varint(2, 4) }) // cpu/nanoseconds
+	msg(2, func() {                               // a sample
+		msg(1, func() { b = append(b, 7, 0x80, 1) }) // packed: 7, 128
+		varint(1, 9)
+		varint(2, 1)
+		varint(2, 10)
+		msg(3, func() { varint(1, 5); varint(2, 6) })
+		msg(3, func() { varint(1, 5); varint(3, 42); varint(4, 4) })
+	})
+	msg(2, func() { msg(1, func() { b = append(b, 9) }); msg(2, func() { b = append(b, 2, 20) }) })
+	msg(2, func() { msg(2, func() { b = append(b, 0, 0) }) }) // no locations
+	msg(3, func() { varint(1, 1); varint(5, 7) })
+	msg(4, func() {
+		varint(1, 9)
+		varint(2, 1)
+		varint(3, 0x1234)
+		msg(4, func() { varint(1, 2) })
+		msg(4, func() { varint(1, 1); varint(2, 7) })
+	})
+	msg(4, func() { varint(1, 7); varint(3, 0x99) })
+	msg(4, func() { varint(1, 128); msg(4, func() { varint(1, 3) }) })
+	msg(5, func() { varint(1, 1); varint(2, 8) })
+	msg(5, func() { varint(1, 2); varint(3, 9) })
+	msg(5, func() { varint(1, 3) })
+	for _, s := range []string{"", "samples", "count", "cpu", "nanoseconds", "region", "us-east;1", "bin", "main.f\nx", "runtime.g"} {
+		str(s)
+	}
+	msg(11, func() { varint(1, 3) })
+	msg(11, func() { varint(1, 3); varint(2, 4) })
+	varint(12, 10)
+	varint(13, 5)
+	msg(13, func() { b = append(b, 6, 7) })
+	return b
+}
+
+// FuzzOracle folds any input by the fast path, where it takes it, and
+// by google/pprof/profile alone (the slow path, the oracle): the same
+// stacks and counts, warnings, stats and errors, for several sample
+// indices.
+func FuzzOracle(f *testing.F) {
+	for _, n := range []string{"edge.pb.gz", "goroutine.pb.gz", "block.pb.gz", "export-shape.pb.gz", "diff.pb.gz", "heap.pb.gz"} {
+		f.Add(proto(f, n))
+	}
+	f.Add([]byte("\x0a\x04\x08\x01\x10\x02\x32\x00\x32\x01a"))
+	f.Add(odd())
+	f.Add(largeProfile(f, "export-shape.pb.gz", 30000, false))
+	f.Add(largeProfile(f, "cpu.pb.gz", 15000, true))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, index := range []string{"", "0", "1", "a"} {
+			got, gw, gs, gerr, _ := runPath(data, index, false)
+			want, ww, ws, werr, _ := runPath(data, index, true)
+			if got != want || gw != ww || gs != ws || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("--sample-index %q: fast and slow paths differ:\n%q %q %q %v\n%q %q %q %v", index, got, gw, gs, gerr, want, ww, ws, werr)
+			}
+		}
+	})
 }

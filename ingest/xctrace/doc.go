@@ -10,10 +10,13 @@
 // demangled as inferno demangles them. Rows without a backtrace
 // (<sentinel/>) are counted in --stats.
 //
-// The XML is read as a stream of encoding/xml tokens; each row's stack
-// is emitted when the row ends. To resolve references the package holds,
+// The XML is read as a stream by a scanner of its own (scan.go), which
+// reads tags, their names and attributes as encoding/xml's RawToken does
+// and passes over text, comments, CDATA and directives; each row's stack
+// is emitted when the row ends. Its buffer (256 KiB) grows to the longest
+// tag or comment, at most 64 MiB. To resolve references the package holds,
 // for one input at a time, every distinct frame name and every distinct
 // backtrace (as its folded stack) seen so far: memory grows with the
 // distinct stacks of the trace, not with its samples. It imports nothing
-// of pfold's but fold, stream and ingest/format.
+// of pfold's but fold, stream, ingest/format and ingest/internal/rustname.
 package xctrace

@@ -4,12 +4,19 @@ import (
 	"bytes"
 	"compress/gzip"
 	"flag"
+	"fmt"
 	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"testing/iotest"
+	"time"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
@@ -216,10 +223,161 @@ func BenchmarkXCTrace(b *testing.B) {
 	b.ReportAllocs()
 	emit := func([]byte, fold.Count) error { return nil }
 	diag := stream.NewDiag(io.Discard, false)
+	defer cpuRate(b, int64(len(data)))()
 	for b.Loop() {
 		p, _ := Format.NewDocument(format.MapOptions{}, emit, diag)
 		if err := p.Read("x", bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+type oracleRun struct {
+	folded, warnings, stats string
+	malformed               int
+	err                     error
+}
+
+// runFormat folds data with f (Format or the oracle, refFormat) the way
+// pfold does, the input read through wrap, and says what came out.
+func runFormat(f format.Format, data []byte, wrap func(io.Reader) io.Reader, strict bool) oracleRun {
+	sums := map[string]fold.Count{}
+	var warn bytes.Buffer
+	diag := stream.NewDiag(&warn, strict)
+	p, err := f.NewDocument(format.MapOptions{}, func(stack []byte, c fold.Count) error {
+		s, err := sums[string(stack)].Add(c)
+		sums[string(stack)] = s
+		return err
+	}, diag)
+	if err != nil {
+		return oracleRun{err: err}
+	}
+	err = p.Read("fuzz", wrap(bytes.NewReader(data)))
+	diag.Flush()
+	keys := make([]string, 0, len(sums))
+	for k := range sums {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var out []byte
+	for _, k := range keys {
+		out = fold.AppendLine(out, []byte(k), sums[k])
+	}
+	return oracleRun{folded: string(out), warnings: warn.String(), malformed: diag.Count(), stats: p.(format.Stater).Stats(), err: err}
+}
+
+// FuzzOracle folds any input with the parser and with the one it
+// replaced (encoding/xml's RawToken, oracle_test.go): where encoding/xml
+// reads the whole input, both give the same stacks, warnings (lines
+// included), stats and errors, strict or not, whether the input comes
+// whole or byte by byte.
+func FuzzOracle(f *testing.F) {
+	b := read(f, "basic.xml.gz")
+	i := bytes.Index(b[20000:], []byte("</row>")) + 20000 + len("</row>")
+	f.Add(append(b[:i:i], "</node></trace-query-result>\n"...))
+	f.Add([]byte(head + `<row><backtrace id="1"><frame id="2" name="a"/><frame ref="2"/></backtrace></row><row><backtrace ref="1"/></row></node></trace-query-result>`))
+	f.Add([]byte("\xef\xbb\xbf<?xml version='1.0' encoding='UTF-8'?>\r\n<!DOCTYPE x [<!ENTITY a 'b'> <!-- c> -->]><trace-query-result><!-- x --><node><![CDATA[<row>]]><row ><x:backtrace a:id='9' id=\"1\"\n><frame id=\"2\" name=\"a&amp;b&#10;c&#x3b;\r\nd\"/><frame ref=\"3\"/></x:backtrace></row><row><backtrace ref='1'/></row><?pi x?></node></trace-query-result>"))
+	f.Add([]byte(`<?xml version="1.1"?><trace-query-result/>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		formattest.Fuzz(t, Format, data)
+		wrap := func(r io.Reader) io.Reader { return r }
+		if len(data)%2 == 1 {
+			wrap = iotest.OneByteReader
+		}
+		for _, strict := range []bool{false, true} {
+			got := runFormat(Format, data, wrap, strict)
+			want := runFormat(refFormat, data, func(r io.Reader) io.Reader { return r }, strict)
+			if strings.Contains(want.warnings, "not well-formed XML") || strings.Contains(want.warnings, "XML: ") ||
+				want.err != nil && (strings.Contains(want.err.Error(), "not well-formed XML") || strings.Contains(want.err.Error(), "XML: ")) {
+				continue // encoding/xml stopped where the XML is not well formed
+			}
+			if got.folded != want.folded || got.warnings != want.warnings || got.malformed != want.malformed || got.stats != want.stats ||
+				(got.err == nil) != (want.err == nil) || got.err != nil && got.err.Error() != want.err.Error() {
+				t.Fatalf("strict %v:\ngot  %q %q %d %q %v\nwant %q %q %d %q %v", strict,
+					got.folded, got.warnings, got.malformed, got.stats, got.err,
+					want.folded, want.warnings, want.malformed, want.stats, want.err)
+			}
+		}
+	})
+}
+
+// largeExport is a long recording: basic.xml's rows again and again to
+// 64 MB, each copy's ids and references renumbered (as a later part of
+// the trace would define its frames and backtraces anew), as benchgen
+// -format xctrace writes it.
+func largeExport(b *testing.B) []byte {
+	data := read(b, "basic.xml.gz")
+	first := bytes.Index(data, []byte("<row>"))
+	last := bytes.LastIndex(data, []byte("</row>")) + len("</row>\n")
+	head, rows, tail := data[:first], data[first:last], data[last:]
+	num := regexp.MustCompile(`\b(id|ref)="([0-9]+)"`)
+	var buf bytes.Buffer
+	buf.Write(head)
+	for k := 0; buf.Len() < 64<<20; k++ {
+		if k == 0 {
+			buf.Write(rows)
+			continue
+		}
+		buf.Write(num.ReplaceAllFunc(rows, func(m []byte) []byte {
+			sub := num.FindSubmatch(m)
+			n, _ := strconv.Atoi(string(sub[2]))
+			return fmt.Appendf(nil, `%s="%d"`, sub[1], n+k*1000000)
+		}))
+	}
+	buf.Write(tail)
+	return buf.Bytes()
+}
+
+func benchParse(b *testing.B, f format.Format, data []byte) {
+	emit := func([]byte, fold.Count) error { return nil }
+	diag := stream.NewDiag(io.Discard, false)
+	p, _ := f.NewDocument(format.MapOptions{}, emit, diag)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	defer cpuRate(b, int64(len(data)))()
+	for b.Loop() {
+		if err := p.Read("x", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParse is the parser alone on a 64 MB export (largeExport).
+func BenchmarkParse(b *testing.B) { benchParse(b, Format, largeExport(b)) }
+
+// BenchmarkParseOracle is BenchmarkParse with the parser this one
+// replaced (encoding/xml), for the record.
+func BenchmarkParseOracle(b *testing.B) { benchParse(b, refFormat, largeExport(b)) }
+
+// cpuRate reports the throughput by the process's CPU time (user and
+// system), which a machine shared with other jobs does not inflate as it
+// does the wall time behind MB/s.
+func cpuRate(b *testing.B, bytes int64) func() {
+	var before syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	return func() {
+		var after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+		if cpu > 0 {
+			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+		}
+	}
+}
+
+// TestLimit: a tag longer than the scanner holds stops the reading with
+// a message at its line and offset; the rows before it are folded.
+func TestLimit(t *testing.T) {
+	var warn bytes.Buffer
+	c := map[string]fold.Count{}
+	q, _ := Format.NewDocument(nil, func(s []byte, n fold.Count) error { c[string(s)] = n; return nil }, stream.NewDiag(&warn, false))
+	q.(*parser).limit = 1000
+	doc := head + `<row><backtrace id="1"><frame id="2" name="a"/></backtrace></row>` + "\n" +
+		`<row><backtrace id="3"><frame id="4" name="` + strings.Repeat("b", 5000) + `"/></backtrace></row></node></trace-query-result>`
+	if err := q.Read("x", bytes.NewReader([]byte(doc))); err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 1 || c["a"] != fold.Int(1) || !strings.Contains(warn.String(), "x:5: at byte 261: an XML tag or comment longer than 1000 bytes") {
+		t.Errorf("%v %s", c, warn.String())
 	}
 }

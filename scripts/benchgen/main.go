@@ -29,10 +29,21 @@
 // by repeating the call trees of FILE, later copies referring to the
 // symbols the first one defined, as a long-running profiled process would.
 //
+// With -format NAME it writes an input of about -size bytes in any format
+// pfold reads (-formats lists them), made of that format's committed
+// testdata (formats.go says how for each: recordings appended as a loop
+// appends them, a report's records repeated, one JSON, XML or protobuf
+// document of a recording's content repeated and renumbered, a perf.data
+// with its data section repeated); -args prints the pfold options the
+// input needs.
+//
 // Usage:
 //
 //	go run ./scripts/benchgen [-size 512MB] [-seed 1] [-unique N] [-max-stack N] [-mix long|short] [-folded] [-o FILE] [TEMPLATE...]
 //	go run ./scripts/benchgen -igprof FILE [-size 256MB] [-o FILE]
+//	go run ./scripts/benchgen -format NAME [-size 64MB] [-o FILE]
+//	go run ./scripts/benchgen -formats
+//	go run ./scripts/benchgen -format NAME -args
 //
 // Templates are perf script text files, or directories whose *.txt files
 // are read; the default is the recorded set (see defaultTemplates). Run it
@@ -83,6 +94,9 @@ func main() {
 		out      = flag.String("o", "-", "write to `FILE` (- is standard output)")
 		verbose  = flag.Bool("v", false, "print what was generated on standard error")
 		folded   = flag.Bool("folded", false, "write the folded stacks of the dump (sorted and summed, as pfold writes them) instead of the dump; -size is still the dump's size")
+		formatF  = flag.String("format", "", "write an input of format `NAME` (see -formats) made of its testdata instead")
+		formats  = flag.Bool("formats", false, "list the formats -format writes, one a line, and what each input is made of")
+		args     = flag.Bool("args", false, "with -format, print the pfold options the input needs, one a line")
 		mix      = flag.String("mix", "long", "template set `MIX`: long (deep stacks: C++, Go, node, Java…) or short (Python, Perl, gzip/xz, sort, find, system-wide; about 300 bytes a sample), when no TEMPLATE is given")
 	)
 	flag.Usage = func() {
@@ -95,6 +109,49 @@ func main() {
 	size, err := stream.ParseSize(*sizeFlag)
 	if err != nil {
 		fatalf(2, "-size: %v", err)
+	}
+	if *formats || *formatF != "" {
+		rs := recipes()
+		if *formats {
+			for _, n := range formatNames() {
+				r, ok := rs[n]
+				if !ok {
+					fatalf(1, "format %s has no recipe in formats.go", n)
+				}
+				from := r.from
+				if from == "" {
+					from = "appended copies of testdata"
+				}
+				fmt.Printf("%s\t%s\n", n, from)
+			}
+			return
+		}
+		r, ok := rs[*formatF]
+		if !ok {
+			fatalf(2, "-format: no format %q (%v)", *formatF, sortedNames(rs))
+		}
+		if *args {
+			for _, a := range r.args {
+				fmt.Println(a)
+			}
+			return
+		}
+		w, err := stream.Create(*out)
+		if err != nil {
+			fatalf(1, "%v", err)
+		}
+		n, err := r.write(w, size)
+		if err == nil {
+			err = w.Close()
+		}
+		if err != nil {
+			w.Abort()
+			fatalf(1, "-format %s: %v", *formatF, err)
+		}
+		if *verbose {
+			fmt.Fprintf(os.Stderr, "benchgen: %d bytes of %s\n", n, *formatF)
+		}
+		return
 	}
 	w, err := stream.Create(*out)
 	if err != nil {

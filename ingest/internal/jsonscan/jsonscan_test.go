@@ -1,0 +1,411 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// chunks reads data n bytes at a time, as a pipe may give it.
+type chunks struct {
+	data []byte
+	n    int
+}
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), c.n, len(c.data))
+	copy(p, c.data[:k])
+	c.data = c.data[k:]
+	return k, nil
+}
+
+// op is one call made of both scanners.
+type op byte
+
+const (
+	opToken op = iota
+	opMore
+	opSkip
+	opRaw
+	opRawObject
+	nOps
+)
+
+// compare runs the same calls on encoding/json's Decoder and on a
+// Scanner over data read chunk bytes at a time, and fails where they
+// differ: tokens, offsets, whether a call fails.
+func compare(t *testing.T, data []byte, ops []op, chunk int) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	s := New(&chunks{data, chunk}, 0)
+	for step := 0; step < 10000; step++ {
+		o := opToken
+		if len(ops) > 0 {
+			o = ops[step%len(ops)] % nOps
+		}
+		switch o {
+		case opMore:
+			if a, b := dec.More(), s.More(); a != b {
+				t.Fatalf("step %d: More %v, scanner %v", step, a, b)
+			}
+		case opRawObject:
+			var raw json.RawMessage
+			err := dec.Decode(&raw)
+			got, members, err2 := s.RawObject()
+			if (err == nil) != (err2 == nil) || err == io.EOF && err2 != io.EOF {
+				t.Fatalf("step %d: Decode: %v, scanner: %v", step, err, err2)
+			}
+			if err != nil {
+				return
+			}
+			if !bytes.Equal(raw, got) {
+				t.Fatalf("step %d: raw %q, scanner %q", step, raw, got)
+			}
+			checkMembers(t, got, members)
+		case opSkip, opRaw:
+			var raw json.RawMessage
+			err := dec.Decode(&raw)
+			var got []byte
+			var err2 error
+			if o == opSkip {
+				err2 = s.Skip()
+				got = raw
+			} else {
+				got, err2 = s.Raw()
+			}
+			if (err == nil) != (err2 == nil) || err == io.EOF && err2 != io.EOF {
+				t.Fatalf("step %d: Decode: %v, scanner: %v", step, err, err2)
+			}
+			if err != nil {
+				return
+			}
+			if !bytes.Equal(raw, got) {
+				t.Fatalf("step %d: raw %q, scanner %q", step, raw, got)
+			}
+		default:
+			tok, err := dec.Token()
+			k, raw, err2 := s.Token()
+			if (err == nil) != (err2 == nil) || err == io.EOF && err2 != io.EOF {
+				t.Fatalf("step %d: Token: %v %v, scanner: %v %v %q", step, tok, err, k, err2, raw)
+			}
+			if err != nil {
+				var te *json.UnmarshalTypeError
+				var te2 *TypeError
+				if errors.As(err, &te) != errors.As(err2, &te2) {
+					t.Fatalf("step %d: Token: %v, scanner: %v", step, err, err2)
+				}
+				if te2 != nil && err.Error() != err2.Error() {
+					t.Fatalf("step %d: Token: %q, scanner: %q", step, err, err2)
+				}
+				return
+			}
+			if want := describe(tok); want != describeRaw(t, k, raw) {
+				t.Fatalf("step %d: token %s, scanner %s (%q)", step, want, describeRaw(t, k, raw), raw)
+			}
+		}
+		if a, b := dec.InputOffset(), s.InputOffset(); a != b {
+			t.Fatalf("step %d (op %d): offset %d, scanner %d", step, o, a, b)
+		}
+	}
+}
+
+// checkMembers checks the members RawObject gave against encoding/json's
+// reading of the object.
+func checkMembers(t *testing.T, raw []byte, members []Member) {
+	t.Helper()
+	if raw[0] != '{' {
+		return
+	}
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.Token()
+	i := 0
+	for d.More() {
+		key, _ := d.Token()
+		var val json.RawMessage
+		d.Decode(&val)
+		if i >= len(members) {
+			t.Fatalf("%q: %d members, more in the object", raw, len(members))
+		}
+		m := members[i]
+		var k string
+		if err := json.Unmarshal(raw[m.KeyStart:m.KeyEnd], &k); err != nil || k != key {
+			t.Fatalf("%q: member %d key %q, want %q", raw, i, raw[m.KeyStart:m.KeyEnd], key)
+		}
+		if !bytes.Equal(raw[m.ValStart:m.ValEnd], val) {
+			t.Fatalf("%q: member %d value %q, want %q", raw, i, raw[m.ValStart:m.ValEnd], val)
+		}
+		i++
+	}
+	if i != len(members) {
+		t.Fatalf("%q: %d members, %d in the object", raw, len(members), i)
+	}
+}
+
+func describe(tok json.Token) string {
+	switch v := tok.(type) {
+	case json.Delim:
+		return string(v)
+	case string:
+		return "s:" + v
+	case float64:
+		return "n:" + strconv.FormatFloat(v, 'g', -1, 64)
+	case bool:
+		return fmt.Sprint(v)
+	case nil:
+		return "null"
+	}
+	return fmt.Sprintf("?%T", tok)
+}
+
+func describeRaw(t *testing.T, k Kind, raw []byte) string {
+	switch k {
+	case ObjectStart:
+		return "{"
+	case ObjectEnd:
+		return "}"
+	case ArrayStart:
+		return "["
+	case ArrayEnd:
+		return "]"
+	case String:
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatalf("string %q: %v", raw, err)
+		}
+		return "s:" + s
+	case Number:
+		f, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			t.Fatalf("number %q: %v", raw, err)
+		}
+		return "n:" + strconv.FormatFloat(f, 'g', -1, 64)
+	case True:
+		return "true"
+	case False:
+		return "false"
+	case Null:
+		return "null"
+	}
+	return "?"
+}
+
+var seeds = []string{
+	`{"traceEvents":[{"pid":1,"tid":2,"ts":0.5,"dur":10,"ph":"X","name":"a\u0041\n","args":{"x":[1,2,{"y":null}]}}],"other":true}`,
+	`[{"ph":"X"}, 3, "s", -0.5e+10, [], {}, true, false, null]`,
+	`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1}}],"samples":[1,2,3],"timeDeltas":[0,100,-5]}`,
+	`  {"a" : [ 1 , 2 ] , "b" : { } }  trailing`,
+	`[1,]`, `{"a":1,}`, `{"a" 1}`, `[1 2]`, `01`, `1.`, `-`, `"\x"`, "\"\x01\"", `tru`, `[`, `{"a":`, `1e999`, `{"a":1e999}`,
+	`"\ud800"`, "\"\xff\"", `[[[[[]]]]]`, `{"":""}`, `nul`, `-01`, `1e+`, `.5`,
+}
+
+func TestCompare(t *testing.T) {
+	defer func(n int) { initialSize = n }(initialSize)
+	for _, size := range []int{1, 7, 64, 256 << 10} {
+		initialSize = size
+		for _, s := range seeds {
+			for chunk := 1; chunk < 20; chunk += 3 {
+				for o := range nOps {
+					compare(t, []byte(s), []op{o}, chunk)
+					compare(t, []byte(s), []op{opMore, o, opToken}, chunk)
+				}
+			}
+		}
+	}
+}
+
+func TestLimit(t *testing.T) {
+	defer func(n int) { initialSize = n }(initialSize)
+	initialSize = 16
+	long := `["` + strings.Repeat("x", 1000) + `"]`
+	s := New(strings.NewReader(long), 100)
+	if k, _, err := s.Token(); k != ArrayStart || err != nil {
+		t.Fatal(k, err)
+	}
+	_, _, err := s.Token()
+	var le *LimitError
+	if !errors.As(err, &le) || le.Offset != 1 {
+		t.Fatalf("%v", err)
+	}
+	if len(s.buf) > 101 {
+		t.Errorf("buffer grew to %d", len(s.buf))
+	}
+	// Skipping a long value holds only its longest string.
+	s = New(strings.NewReader(`[`+strings.Repeat(`"abcdefghij",`, 1000)+`1]`), 100)
+	if err := s.Skip(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(strings.NewReader(`[`+strings.Repeat(`"abcdefghij",`, 1000)+`1]`), 100).Raw(); !errors.As(err, &le) {
+		t.Errorf("Raw of a long value: %v", err)
+	}
+}
+
+func TestInt(t *testing.T) {
+	for _, c := range []string{"0", "-0", "12", "-9223372036854775808", "9223372036854775807", "9223372036854775808", "1.0", "1e3", "", "-", "99999999999999999999999"} {
+		want, err := strconv.ParseInt(c, 10, 64)
+		got, ok := Int([]byte(c))
+		if ok != (err == nil) || ok && got != want {
+			t.Errorf("Int(%q) = %d %v, want %d %v", c, got, ok, want, err)
+		}
+	}
+}
+
+func FuzzCompare(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s), []byte{0, 1, 2}, uint8(5))
+	}
+	f.Fuzz(func(t *testing.T, data, ops []byte, chunk uint8) {
+		defer func(n int) { initialSize = n }(initialSize)
+		initialSize = 1 + int(chunk)%32
+		o := make([]op, len(ops))
+		for i, b := range ops {
+			o[i] = op(b)
+		}
+		compare(t, data, o, 1+int(chunk)%17)
+	})
+}
+
+func BenchmarkSkip(b *testing.B) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"traceEvents":[`)
+	for i := 0; buf.Len() < 8<<20; i++ {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, `{"pid":1,"tid":%d,"ts":%d.5,"dur":%d,"ph":"X","cat":"toplevel","name":"ThreadControllerImpl::RunTask","args":{"src_file":"../../base/task/sequence_manager.cc","src_func":"Run"}}`, i%7, i*10, i%100)
+	}
+	buf.WriteString(`]}`)
+	data := buf.Bytes()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	s := New(nil, 0)
+	defer cpuRate(b, int64(len(data)))()
+	for b.Loop() {
+		s.Reset(bytes.NewReader(data), 0)
+		if err := s.Skip(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// cpuRate reports the throughput by the process's CPU time (user and
+// system), which a machine shared with other jobs does not inflate as it
+// does the wall time behind MB/s.
+func cpuRate(b *testing.B, bytes int64) func() {
+	var before syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	return func() {
+		var after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
+		if cpu > 0 {
+			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
+		}
+	}
+}
+
+// readArray reads the array data holds both ways: encoding/json element
+// by element, and Ints in batches of batch with Raw for what Ints leaves;
+// the elements (plain integers as Int reads them, others raw) and
+// whether the array was read whole must agree.
+func readArray(t *testing.T, data []byte, batch, chunk int) {
+	t.Helper()
+	var want []string
+	wantOK := func() bool {
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+			return false
+		}
+		for dec.More() {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return false
+			}
+			want = append(want, elem(raw))
+		}
+		_, err := dec.Token()
+		return err == nil
+	}()
+	var got []string
+	s := New(&chunks{data, chunk}, 0)
+	gotOK := func() bool {
+		if k, _, err := s.Token(); err != nil || k != ArrayStart {
+			return false
+		}
+		vals := make([]int64, 0, batch)
+		for {
+			vals = s.Ints(vals[:0])
+			for _, v := range vals {
+				got = append(got, "int:"+strconv.FormatInt(v, 10))
+			}
+			if !s.More() {
+				break
+			}
+			if len(vals) == batch {
+				continue
+			}
+			raw, err := s.Raw()
+			if err != nil {
+				return false
+			}
+			got = append(got, elem(raw))
+		}
+		k, _, err := s.Token()
+		return err == nil && k == ArrayEnd
+	}()
+	if gotOK != wantOK {
+		t.Fatalf("%q: read whole %v, encoding/json %v", data, gotOK, wantOK)
+	}
+	n := min(len(got), len(want))
+	if !gotOK {
+		// The same elements, as far as the shorter read.
+		got, want = got[:n], want[:n]
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q: elements %q, encoding/json %q", data, got, want)
+	}
+}
+
+func elem(raw []byte) string {
+	if v, ok := Int(raw); ok && raw[0] != '"' {
+		return "int:" + strconv.FormatInt(v, 10)
+	}
+	return string(raw)
+}
+
+func TestInts(t *testing.T) {
+	defer func(n int) { initialSize = n }(initialSize)
+	for _, size := range []int{1, 5, 256 << 10} {
+		initialSize = size
+		for _, c := range []string{
+			`[1,2,3]`, `[ 1 , -2 ,3 ]`, `[]`, `[1,"a",2]`, `[1.5,2]`, `[1e3,2]`, `[-0,0,01]`, `[1,]`, `[1 2]`, `[1,2`, `[1,`,
+			`[9223372036854775807,9223372036854775808,-9223372036854775808,-9223372036854775809]`,
+			`[99999999999999999999999999,1]`, `[1,[2,3],{"a":4},null,true,5]`, "[1,\n2\t,3]", `[-,1]`, `[--1]`, `[1}`,
+		} {
+			for _, batch := range []int{1, 2, 100} {
+				for _, chunk := range []int{1, 3, 100} {
+					readArray(t, []byte(c), batch, chunk)
+				}
+			}
+		}
+	}
+}
+
+func FuzzInts(f *testing.F) {
+	f.Add([]byte(`[1,-2,"x",3.5,[4],{"a":5},6]`), uint8(3), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, batch, chunk uint8) {
+		defer func(n int) { initialSize = n }(initialSize)
+		initialSize = 1 + int(chunk)%32
+		readArray(t, data, 1+int(batch)%8, 1+int(chunk)%17)
+	})
+}
