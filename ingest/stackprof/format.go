@@ -26,11 +26,12 @@ type docParser struct {
 	emit  format.EmitFunc
 	stats Stats
 	dumps int
+	rd    reader
 }
 
-// Read folds one dump: it is one Ruby value, read whole.
+// Read folds one dump, as a stream.
 func (p *docParser) Read(name string, r io.Reader) error {
-	st, err := Read(r, p.emit)
+	st, err := p.rd.read(r, p.emit)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

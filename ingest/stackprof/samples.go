@@ -1,0 +1,330 @@
+package stackprof
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
+)
+
+// folder is what both readers fold into: the frame table (a name for
+// each frame id) and the raw samples, taken as a stream of integers
+//
+//	N, id_1, …, id_N, COUNT, N, …
+//
+// as the reader meets them. Each sample is emitted when its count is
+// read. When the raw samples come before the frames (stackprof writes
+// the frames first, but a Hash keeps whatever order it was built in),
+// they are held (hold), compactly, and folded (replay) once the frames
+// are known.
+type folder struct {
+	emit  format.EmitFunc
+	stats Stats
+
+	// The frame table: ids maps a frame id to its index in names.
+	ids   idTable
+	names []nameRef
+	arena []byte // the names, one after another
+	// noName counts the frames whose name is missing (JSON: a null or
+	// absent "name", which a later duplicate may still give).
+	noName int
+
+	// The sample being read.
+	st    int   // what the next integer is: stN, stID or stCount
+	left  int64 // ids of the sample still to come
+	depth int   // ids of the sample read
+	start int64 // raw index of the sample's N
+	i     int64 // raw index of the next integer
+	// The stack so far, and the previous sample's: prev[j] is the id of
+	// frame j and ends[j] where its name ends in stack, so that a sample
+	// sharing a prefix with the one before reuses it without looking its
+	// ids up again.
+	stack  []byte
+	prev   []int64
+	ends   []int
+	nPrev  int  // frames of the previous sample still valid in prev
+	shared bool // the sample so far is prev's prefix
+
+	// Samples held until the frames are read: zigzag varints.
+	held    []byte
+	holding bool
+	batch   []int64
+}
+
+const (
+	stN = iota
+	stID
+	stCount
+)
+
+// nameRef locates a frame's name in the arena; n < 0: no name (yet),
+// and off is where the frame is in the input.
+type nameRef struct{ off, n int }
+
+func (f *folder) reset(emit format.EmitFunc, enc string) {
+	f.emit = emit
+	f.stats = Stats{Encoding: enc}
+	f.ids.reset()
+	f.names = f.names[:0]
+	f.arena = f.arena[:0]
+	f.noName = 0
+	f.st, f.left, f.depth, f.start, f.i = stN, 0, 0, 0, 0
+	f.stack = f.stack[:0]
+	f.nPrev, f.shared = 0, false
+	f.held = f.held[:0]
+	f.holding = false
+}
+
+// setName gives frame id its name (ok false: the name is missing, in
+// the frame at byte at); a later call for the same id replaces it.
+func (f *folder) setName(id int64, name []byte, ok bool, at int64) {
+	i, found := f.ids.get(id)
+	if !found {
+		i = int32(len(f.names))
+		f.ids.put(id, i)
+		f.names = append(f.names, nameRef{n: -1})
+		f.noName++
+	}
+	r := &f.names[i]
+	if !ok {
+		if r.n >= 0 {
+			f.noName++
+		}
+		r.n, r.off = -1, int(at)
+		return
+	}
+	if r.n < 0 {
+		f.noName--
+	}
+	r.off = len(f.arena)
+	f.arena = appendFrameName(f.arena, name)
+	r.n = len(f.arena) - r.off
+}
+
+// appendFrameName appends s made safe for a folded line: ';' separates
+// frames and a newline ends the line, so they become ':' and ' ' (as
+// the perf script parser does for ';'), and an empty name, which would
+// make an empty frame, becomes "[unknown]".
+func appendFrameName(b, s []byte) []byte {
+	if len(s) == 0 {
+		return append(b, "[unknown]"...)
+	}
+	n := len(b)
+	b = append(b, s...)
+	for i, c := range b[n:] {
+		switch c {
+		case fold.Sep:
+			b[n+i] = ':'
+		case '\n', '\r':
+			b[n+i] = ' '
+		}
+	}
+	return b
+}
+
+// frameName is appendFrameName for a string.
+func frameName(s string) []byte { return appendFrameName(nil, []byte(s)) }
+
+// rawError is a fault in the raw samples: the index of the integer
+// and what is wrong.
+type rawError struct {
+	i   int64
+	msg string
+}
+
+func (e *rawError) Error() string { return fmt.Sprintf("raw[%d]: %s", e.i, e.msg) }
+
+// push folds the next integers of the raw samples (or holds them).
+func (f *folder) push(vals []int64) error {
+	if f.holding {
+		for _, v := range vals {
+			f.held = binary.AppendVarint(f.held, v)
+		}
+		return nil
+	}
+	for k := 0; k < len(vals); k++ {
+		v := vals[k]
+		switch f.st {
+		case stN:
+			if v < 0 {
+				return &rawError{f.i, fmt.Sprintf("sample of %d frames", v)}
+			}
+			f.start, f.left, f.depth = f.i, v, 0
+			f.shared = true
+			f.st = stID
+			if v == 0 {
+				f.st = stCount
+			}
+			f.i++
+		case stID:
+			// The ids of the sample, in a loop of their own.
+			for ; k < len(vals) && f.left > 0; k++ {
+				if err := f.frame(vals[k]); err != nil {
+					return err
+				}
+				f.left--
+				f.i++
+			}
+			k--
+			if f.left == 0 {
+				f.st = stCount
+			}
+		case stCount:
+			if v < 0 {
+				return &rawError{f.i, fmt.Sprintf("negative sample count %d", v)}
+			}
+			f.i++
+			f.st = stN
+			if err := f.sample(v); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// frame adds frame id to the sample's stack.
+func (f *folder) frame(id int64) error {
+	j := f.depth
+	if f.shared {
+		if j < f.nPrev && f.prev[j] == id {
+			f.depth++
+			return nil
+		}
+		f.shared = false
+		if j == 0 {
+			f.stack = f.stack[:0]
+		} else {
+			f.stack = f.stack[:f.ends[j-1]]
+		}
+	}
+	x, ok := f.ids.get(id)
+	if !ok {
+		return &rawError{f.i, fmt.Sprintf("frame id %d is not in frames", id)}
+	}
+	if j > 0 {
+		f.stack = append(f.stack, fold.Sep)
+	}
+	r := f.names[x]
+	f.stack = append(f.stack, f.arena[r.off:r.off+r.n]...)
+	if j < len(f.prev) {
+		f.prev[j] = id
+		f.ends[j] = len(f.stack)
+	} else {
+		f.prev = append(f.prev, id)
+		f.ends = append(f.ends, len(f.stack))
+	}
+	f.depth++
+	return nil
+}
+
+// sample ends the sample with its count.
+func (f *folder) sample(w int64) error {
+	f.stats.Samples++
+	n := f.depth
+	if f.shared {
+		if n == 0 {
+			f.stack = f.stack[:0]
+		} else {
+			f.stack = f.stack[:f.ends[n-1]]
+		}
+	}
+	f.nPrev = n
+	if n == 0 {
+		f.stats.Empty++
+		return nil
+	}
+	return f.emit(f.stack, fold.Int(uint64(w)))
+}
+
+// end checks that the raw samples did not stop inside a sample.
+func (f *folder) end() error {
+	if f.holding || f.st == stN {
+		return nil
+	}
+	left := f.left
+	if f.st == stCount {
+		left = 0
+	}
+	return &rawError{f.start, fmt.Sprintf("sample of %d frames overruns the end of raw (%d elements short)", f.depth+int(left), left+1)}
+}
+
+// replay folds the held samples, the frames being known.
+func (f *folder) replay() error {
+	f.holding = false
+	held := f.held
+	if cap(f.batch) == 0 {
+		f.batch = make([]int64, 0, 1024)
+	}
+	for len(held) > 0 {
+		b := f.batch[:0]
+		for len(held) > 0 && len(b) < cap(b) {
+			v, n := binary.Varint(held)
+			b = append(b, v)
+			held = held[n:]
+		}
+		if err := f.push(b); err != nil {
+			return err
+		}
+	}
+	f.held = f.held[:0]
+	return f.end()
+}
+
+// idTable maps frame ids to indices: open addressing, linear probing.
+type idTable struct {
+	keys []int64
+	vals []int32 // index+1; 0 is empty
+	n    int
+	mask uint64
+}
+
+func (t *idTable) reset() {
+	clear(t.vals)
+	t.n = 0
+}
+
+func hashID(id int64) uint64 {
+	h := uint64(id) * 0x9e3779b97f4a7c15
+	return h ^ h>>29
+}
+
+func (t *idTable) get(id int64) (int32, bool) {
+	if t.n == 0 {
+		return 0, false
+	}
+	for i := hashID(id) & t.mask; ; i = (i + 1) & t.mask {
+		v := t.vals[i]
+		if v == 0 {
+			return 0, false
+		}
+		if t.keys[i] == id {
+			return v - 1, true
+		}
+	}
+}
+
+// put adds id, which is not in t.
+func (t *idTable) put(id int64, x int32) {
+	if 2*(t.n+1) > len(t.vals) {
+		t.grow()
+	}
+	i := hashID(id) & t.mask
+	for t.vals[i] != 0 {
+		i = (i + 1) & t.mask
+	}
+	t.keys[i], t.vals[i] = id, x+1
+	t.n++
+}
+
+func (t *idTable) grow() {
+	keys, vals := t.keys, t.vals
+	size := max(64, 2*len(vals))
+	t.keys, t.vals, t.mask, t.n = make([]int64, size), make([]int32, size), uint64(size-1), 0
+	for i, v := range vals {
+		if v != 0 {
+			t.put(keys[i], v-1)
+		}
+	}
+}
