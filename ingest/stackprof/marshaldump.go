@@ -1,6 +1,7 @@
 package stackprof
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -782,45 +783,37 @@ func (d *mreader) ints(n *int64, batch []int64) []int64 {
 	left := *n
 	nobj := d.nobj
 	for left > 0 && len(b)-i >= 16 && len(batch) < cap(batch) {
+		// 16 bytes are there: the longest element takes 11.
 		switch b[i] {
 		case 'i':
-			c := int8(b[i+1])
+			c := int64(int8(b[i+1]))
 			switch {
-			case c == 0:
-				batch = append(batch, 0)
-				i += 2
 			case c > 4:
-				batch = append(batch, int64(c)-5)
+				batch = append(batch, c-5)
 				i += 2
 			case c < -4:
-				batch = append(batch, int64(c)+5)
+				batch = append(batch, c+5)
 				i += 2
-			case c > 0:
-				var x int64
-				for j := 0; j < int(c); j++ {
-					x |= int64(b[i+2+j]) << (8 * j)
-				}
-				batch = append(batch, x)
+			case c >= 0: // 0 bytes (the value 0) to 4
+				w := binary.LittleEndian.Uint32(b[i+2:])
+				batch = append(batch, int64(w&uint32(uint64(1)<<(8*c)-1)))
 				i += 2 + int(c)
-			default:
-				x := int64(-1)
-				for j := 0; j < int(-c); j++ {
-					x &^= 0xff << (8 * j)
-					x |= int64(b[i+2+j]) << (8 * j)
-				}
-				batch = append(batch, x)
+			default: // -1 to -4 bytes, the others all ones
+				w := binary.LittleEndian.Uint64(b[i+2:])
+				m := uint64(1)<<(8*-c) - 1
+				batch = append(batch, int64(w&m|^m))
 				i += 2 - int(c)
 			}
 		case 'l':
 			// A sign, and a length of 1 to 4 words (5+words as a w_long).
 			sign, c := b[i+1], b[i+2]
-			if sign != '+' && sign != '-' || c < 6 || c > 9 {
+			if c-6 > 3 {
 				goto out
 			}
-			k := 2 * int(c-5)
-			var u uint64
-			for j := 0; j < k; j++ {
-				u |= uint64(b[i+3+j]) << (8 * j)
+			k := 2 * uint(c-5)
+			u := binary.LittleEndian.Uint64(b[i+3:])
+			if k < 8 {
+				u &= 1<<(8*k) - 1
 			}
 			switch {
 			case sign == '+' && u <= math.MaxInt64:
@@ -831,7 +824,7 @@ func (d *mreader) ints(n *int64, batch []int64) []int64 {
 				goto out
 			}
 			nobj++
-			i += 3 + k
+			i += 3 + int(k)
 		default:
 			goto out
 		}

@@ -160,7 +160,9 @@ func (f *folder) push(vals []int64) error {
 		case stID:
 			// The ids of the sample, in a loop of their own.
 			for ; k < len(vals) && f.left > 0; k++ {
-				if err := f.frame(vals[k]); err != nil {
+				if id, j := vals[k], f.depth; f.shared && j < f.nPrev && f.prev[j] == id {
+					f.depth++ // as in the sample before
+				} else if err := f.frame(id); err != nil {
 					return err
 				}
 				f.left--

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"runtime"
 	"strconv"
@@ -395,6 +396,7 @@ func FuzzOracleMarshal(f *testing.F) {
 		seeds = append(seeds, stackprofDir.Read(f, name))
 	}
 	seeds = append(seeds, marshalSeeds...)
+	seeds = append(seeds, integerDump())
 	fuzzOracle(f, seeds...)
 }
 
@@ -444,6 +446,56 @@ func TestStreamMatchesOracle(t *testing.T) {
 		for i, wrap := range wraps {
 			t.Run(fmt.Sprintf("%s/%d", name, i), func(t *testing.T) { compareOracle(t, data, wrap) })
 		}
+	}
+}
+
+// integerDump is a dump whose frame ids and counts take every width of
+// Marshal's integers: Fixnums of 0 to 4 bytes either sign, Bignums of 1
+// to 5 words, and encodings Ruby does not write (a small value in 4
+// bytes, a Bignum of one word).
+func integerDump() []byte {
+	ids := []int64{0, 1, -1, 122, 123, -123, -124, 255, 256, -256, -257, 65535, 65536, -65537,
+		1 << 24, -(1 << 24), 1<<30 - 1, -(1 << 30), 1 << 30, -(1<<30 + 1), 1 << 31, 1 << 32, -(1 << 32),
+		140409594104520, 1 << 47, 1 << 62, math.MaxInt64, math.MinInt64, -(1 << 40)}
+	frames := &marshal.Hash{}
+	var raw []int64
+	for i, id := range ids {
+		frames.Keys = append(frames.Keys, id)
+		frames.Values = append(frames.Values, &marshal.Hash{Keys: []any{marshal.Symbol("name")}, Values: []any{fmt.Sprint("f", id)}})
+		raw = append(raw, 2, id, ids[(i+1)%len(ids)], max(ids[(i+3)%len(ids)], int64(i)))
+	}
+	w := &marshalWriter{b: []byte{4, 8, '{', 7}, syms: map[marshal.Symbol]int{}}
+	w.value(marshal.Symbol("frames"))
+	w.value(frames)
+	w.value(marshal.Symbol("raw"))
+	w.b = append(w.b, '[')
+	w.long(int64(len(raw) + 7))
+	for _, x := range raw {
+		w.value(x)
+	}
+	// Then a sample again, hand-encoded: 2 frames of id 1 as a 4-byte
+	// Fixnum and as a one-word Bignum, count 1 in 4 bytes; and one of
+	// id -2 (no frame) as a 4-byte Fixnum.
+	return append(w.b, "i\x07i\x04\x01\x00\x00\x00l+\x06\x01\x00i\x04\x01\x00\x00\x00"+
+		"i\x06i\xfc\xfe\xff\xff\xffi\x06"...)
+}
+
+// TestIntegerEncodings: integers of every width fold as the old decoder
+// read them, whole or a byte at a time.
+func TestIntegerEncodings(t *testing.T) {
+	data := integerDump()
+	want := foldWith(readOracle, bytes.NewReader(data))
+	if want.err == nil || !strings.Contains(want.err.Error(), "frame id -2 is not in frames") {
+		t.Fatalf("the old decoder: %v", want.err)
+	}
+	for i, wrap := range wraps {
+		got := foldWith(readStream, wrap(bytes.NewReader(data)))
+		if !bytes.Equal(got.lines, want.lines) || got.err == nil || !strings.Contains(got.err.Error(), "frame id -2 is not in frames") {
+			t.Errorf("%d: %v\ngot  %q\nwant %q", i, got.err, got.lines, want.lines)
+		}
+	}
+	if n := bytes.Count(want.lines, []byte("\n")); n != 30 {
+		t.Errorf("%d samples", n)
 	}
 }
 
