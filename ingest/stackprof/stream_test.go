@@ -442,6 +442,12 @@ func TestStreamMatchesOracle(t *testing.T) {
 	for i, s := range jsonSeeds {
 		inputs[fmt.Sprintf("json seed %d", i)] = s
 	}
+	// Symbols with instance variables nested to around marshal.MaxDepth,
+	// as a key of the dump: both refuse them past the same depth.
+	for n := marshal.MaxDepth - 2; n <= marshal.MaxDepth+1; n++ {
+		inputs[fmt.Sprintf("symbol ivars %d deep", n)] = []byte("\x04\x08{\x08:\x0bframes{\x06i\x06{\x06:\x09name\"\x06a:\x08raw[\x08i\x06i\x06i\x08" +
+			strings.Repeat("I:\x06a\x06", n) + ":\x06b" + strings.Repeat("T", n) + "T")
+	}
 	for name, data := range inputs {
 		for i, wrap := range wraps {
 			t.Run(fmt.Sprintf("%s/%d", name, i), func(t *testing.T) { compareOracle(t, data, wrap) })

@@ -260,7 +260,9 @@ func (d *decoder) bytes() ([]byte, error) {
 	return b, nil
 }
 
-func (d *decoder) symbol() (Symbol, error) {
+// symbol reads a symbol at depth (that of a value in its place: its
+// instance variables are one deeper).
+func (d *decoder) symbol(depth int) (Symbol, error) {
 	start := d.pos
 	t, err := d.byte()
 	if err != nil {
@@ -268,7 +270,7 @@ func (d *decoder) symbol() (Symbol, error) {
 	}
 	switch t {
 	case ':':
-		return d.symbolBody(false)
+		return d.symbolBody(depth, false)
 	case ';':
 		return d.symlink()
 	case 'I':
@@ -280,13 +282,13 @@ func (d *decoder) symbol() (Symbol, error) {
 			d.pos = start
 			return "", d.errf("expected a symbol, found %q", t2)
 		}
-		return d.symbolBody(true)
+		return d.symbolBody(depth, true)
 	}
 	d.pos = start
 	return "", d.errf("expected a symbol, found %q", t)
 }
 
-func (d *decoder) symbolBody(ivars bool) (Symbol, error) {
+func (d *decoder) symbolBody(depth int, ivars bool) (Symbol, error) {
 	b, err := d.bytes()
 	if err != nil {
 		return "", err
@@ -295,7 +297,7 @@ func (d *decoder) symbolBody(ivars bool) (Symbol, error) {
 	// The symbol is numbered before its instance variables are read.
 	d.symbols = append(d.symbols, s)
 	if ivars {
-		if err := d.skipVars(0); err != nil {
+		if err := d.skipVars(depth); err != nil {
 			return "", err
 		}
 	}
@@ -315,15 +317,19 @@ func (d *decoder) symlink() (Symbol, error) {
 	return d.symbols[i], nil
 }
 
-// skipVars reads the instance variables after an 'I' value. For strings
-// they only name the encoding (E, encoding), which is not kept.
+// skipVars reads the instance variables after an 'I' value at depth
+// (their keys and values are one deeper). For strings they only name
+// the encoding (E, encoding), which is not kept.
 func (d *decoder) skipVars(depth int) error {
+	if depth > MaxDepth {
+		return &Error{Offset: d.pos, Msg: ErrTooDeep.Error()}
+	}
 	n, err := d.length("instance variable", 2)
 	if err != nil {
 		return err
 	}
 	for i := 0; i < n; i++ {
-		if _, err := d.symbol(); err != nil {
+		if _, err := d.symbol(depth + 1); err != nil {
 			return err
 		}
 		if _, err := d.value(depth + 1); err != nil {
@@ -340,7 +346,7 @@ func (d *decoder) vars(depth int) (*Hash, error) {
 	}
 	h := &Hash{Keys: make([]any, 0, n), Values: make([]any, 0, n)}
 	for i := 0; i < n; i++ {
-		k, err := d.symbol()
+		k, err := d.symbol(depth + 1)
 		if err != nil {
 			return nil, err
 		}
@@ -410,7 +416,7 @@ func (d *decoder) value(depth int) (any, error) {
 		d.leaf(start)
 		return string(b), nil
 	case ':':
-		return d.symbolBody(false)
+		return d.symbolBody(depth, false)
 	case ';':
 		return d.symlink()
 	case '/':
@@ -437,12 +443,12 @@ func (d *decoder) value(depth int) (any, error) {
 	case 'C', 'e':
 		// A subclass of String/Array/Hash ('C') or an object extended
 		// with a module ('e'): the name, then the value itself.
-		if _, err := d.symbol(); err != nil {
+		if _, err := d.symbol(depth + 1); err != nil {
 			return nil, err
 		}
 		return d.value(depth + 1)
 	case 'u':
-		cls, err := d.symbol()
+		cls, err := d.symbol(depth + 1)
 		if err != nil {
 			return nil, err
 		}
@@ -453,7 +459,7 @@ func (d *decoder) value(depth int) (any, error) {
 		d.leaf(start)
 		return &UserData{Class: cls, Data: string(b)}, nil
 	case 'U':
-		cls, err := d.symbol()
+		cls, err := d.symbol(depth + 1)
 		if err != nil {
 			return nil, err
 		}
@@ -483,7 +489,7 @@ func (d *decoder) value(depth int) (any, error) {
 func (d *decoder) withVars(depth int) (any, error) {
 	if d.pos < len(d.data) && d.data[d.pos] == ':' {
 		d.pos++
-		return d.symbolBody(true)
+		return d.symbolBody(depth, true)
 	}
 	v, err := d.value(depth + 1)
 	if err != nil {
@@ -668,7 +674,7 @@ func (d *decoder) hash(depth int, withDefault bool) (any, error) {
 }
 
 func (d *decoder) object(depth int) (any, error) {
-	cls, err := d.symbol()
+	cls, err := d.symbol(depth + 1)
 	if err != nil {
 		return nil, err
 	}
@@ -701,10 +707,12 @@ func (d *decoder) link() (any, error) {
 		return v, nil
 	}
 	// Decode the leaf again from where it was written, without
-	// registering it twice.
+	// registering it twice. A leaf holds no values, but a user class
+	// name ('u') may be a symbol with instance variables: from depth 0,
+	// they nest no deeper than they did when first read.
 	saved, savedObjects, savedSymbols := d.pos, d.objects.len(), len(d.symbols)
 	d.pos = at
-	v, err := d.value(MaxDepth)
+	v, err := d.value(0)
 	d.objects.truncate(savedObjects)
 	d.symbols = d.symbols[:savedSymbols]
 	d.pos = saved

@@ -149,6 +149,17 @@ func TestUnmarshalDepth(t *testing.T) {
 	if _, err := Unmarshal([]byte(ok)); err != nil {
 		t.Errorf("%d levels: %v", MaxDepth, err)
 	}
+	// Symbols with instance variables whose keys are such symbols,
+	// nested: they counted from depth 0 at each level, and 3M levels (15
+	// MB) overflowed the goroutine's stack (a fatal error, not a panic).
+	deep := "\x04\x08" + strings.Repeat("I:\x06a\x06", 3_000_000) + ":\x06bT"
+	if _, err := Unmarshal([]byte(deep)); err == nil || !strings.Contains(err.Error(), "too deep") {
+		t.Errorf("nested symbol instance variables: err = %v, want nesting too deep", err)
+	}
+	ok = "\x04\x08" + strings.Repeat("I:\x06a\x06", MaxDepth) + ":\x06b" + strings.Repeat("T", MaxDepth)
+	if _, err := Unmarshal([]byte(ok)); err != nil {
+		t.Errorf("%d levels of symbol instance variables: %v", MaxDepth, err)
+	}
 }
 
 // TestStackprofDump decodes a real stackprof dump and checks what a
