@@ -38,6 +38,10 @@ type jreader struct {
 	rawAt      int64
 	batch      []int64
 	key        []byte
+	// missing holds the frames (by key, as Unmarshal's map of frames
+	// held them) whose name is null or absent, and where they are: a
+	// later frame of the same key may still name it.
+	missing map[string]int64
 }
 
 func (j *jreader) reset(r io.Reader, f *folder) {
@@ -46,7 +50,8 @@ func (j *jreader) reset(r io.Reader, f *folder) {
 	} else {
 		j.sc.Reset(r, jsonscan.DefaultLimit)
 	}
-	*j = jreader{sc: j.sc, f: f, batch: j.batch[:0], key: j.key[:0]}
+	clear(j.missing)
+	*j = jreader{sc: j.sc, f: f, batch: j.batch[:0], key: j.key[:0], missing: j.missing}
 }
 
 // jsonError says where a scanner error is.
@@ -195,19 +200,16 @@ func (j *jreader) read() error {
 
 // names checks that every frame has a name.
 func (j *jreader) names() error {
-	if j.f.noName == 0 {
+	if len(j.missing) == 0 {
 		return nil
 	}
-	t := &j.f.ids
-	for i, v := range t.vals {
-		if v == 0 {
-			continue
-		}
-		if r := j.f.names[v-1]; r.n < 0 {
-			return fmt.Errorf("frame %d (at byte %d) has no name", t.keys[i], r.off)
+	key, at := "", int64(-1)
+	for k, off := range j.missing {
+		if at < 0 || off < at {
+			key, at = k, off
 		}
 	}
-	return nil
+	return fmt.Errorf("at byte %d: frame %s has no name", at, key)
 }
 
 // frames reads a "frames" object into the frame table.
@@ -225,7 +227,8 @@ func (j *jreader) frames() error {
 		j.sc.Token()
 		j.framesSeen = false
 		j.f.ids.reset()
-		j.f.names, j.f.arena, j.f.noName = j.f.names[:0], j.f.arena[:0], 0
+		j.f.names, j.f.arena = j.f.names[:0], j.f.arena[:0]
+		clear(j.missing)
 		return nil
 	default:
 		return fmt.Errorf("at byte %d: \"frames\" is a JSON %s, not an object", at, jsonKind(c))
@@ -237,8 +240,8 @@ func (j *jreader) frames() error {
 		if err != nil {
 			return err
 		}
-		key := j.unquote(raw)
-		id, perr := strconv.ParseInt(string(key), 10, 64)
+		key := string(j.unquote(raw))
+		id, perr := strconv.ParseInt(key, 10, 64)
 		if perr != nil {
 			return fmt.Errorf("at byte %d: frame id %q is not an integer", j.sc.InputOffset()-int64(len(raw)), key)
 		}
@@ -250,7 +253,7 @@ func (j *jreader) frames() error {
 		case '{':
 		case 'n':
 			j.sc.Token()
-			j.f.setName(id, nil, false, at)
+			j.missingName(key, at)
 			continue
 		default:
 			return fmt.Errorf("at byte %d: frame %d is a JSON %s, not an object", at, id, jsonKind(c))
@@ -290,10 +293,22 @@ func (j *jreader) frames() error {
 		if _, _, err := j.token("a frame"); err != nil {
 			return err
 		}
-		j.f.setName(id, name, has, at)
+		if !has {
+			j.missingName(key, at)
+			continue
+		}
+		delete(j.missing, key)
+		j.f.setName(id, name)
 	}
 	_, _, err = j.token("frames")
 	return err
+}
+
+func (j *jreader) missingName(key string, at int64) {
+	if j.missing == nil {
+		j.missing = map[string]int64{}
+	}
+	j.missing[key] = at
 }
 
 // raw reads the "raw" array, folding it (or holding it until the end

@@ -1038,7 +1038,7 @@ func (d *mreader) frames(depth int, withDefault bool) (val, error) {
 		}
 		switch s := d.sums[v.i]; s.state {
 		case sumString:
-			d.f.setName(id, d.strs[s.off:s.off+s.n], true, 0)
+			d.f.setName(id, d.strs[s.off:s.off+s.n])
 		case sumNone, sumOther:
 			return val{}, fmt.Errorf("at byte %d: frame %d has no :name String", at, id)
 		default: // a Hash still being read, or a name not kept

@@ -26,9 +26,6 @@ type folder struct {
 	ids   idTable
 	names []nameRef
 	arena []byte // the names, one after another
-	// noName counts the frames whose name is missing (JSON: a null or
-	// absent "name", which a later duplicate may still give).
-	noName int
 
 	// The sample being read.
 	st    int   // what the next integer is: stN, stID or stCount
@@ -58,8 +55,7 @@ const (
 	stCount
 )
 
-// nameRef locates a frame's name in the arena; n < 0: no name (yet),
-// and off is where the frame is in the input.
+// nameRef locates a name in an arena.
 type nameRef struct{ off, n int }
 
 func (f *folder) reset(emit format.EmitFunc, enc string) {
@@ -68,7 +64,6 @@ func (f *folder) reset(emit format.EmitFunc, enc string) {
 	f.ids.reset()
 	f.names = f.names[:0]
 	f.arena = f.arena[:0]
-	f.noName = 0
 	f.st, f.left, f.depth, f.start, f.i = stN, 0, 0, 0, 0
 	f.stack = f.stack[:0]
 	f.nPrev, f.shared = 0, false
@@ -76,27 +71,16 @@ func (f *folder) reset(emit format.EmitFunc, enc string) {
 	f.holding = false
 }
 
-// setName gives frame id its name (ok false: the name is missing, in
-// the frame at byte at); a later call for the same id replaces it.
-func (f *folder) setName(id int64, name []byte, ok bool, at int64) {
+// setName gives frame id its name; a later call for the same id
+// replaces it.
+func (f *folder) setName(id int64, name []byte) {
 	i, found := f.ids.get(id)
 	if !found {
 		i = int32(len(f.names))
 		f.ids.put(id, i)
-		f.names = append(f.names, nameRef{n: -1})
-		f.noName++
+		f.names = append(f.names, nameRef{})
 	}
 	r := &f.names[i]
-	if !ok {
-		if r.n >= 0 {
-			f.noName++
-		}
-		r.n, r.off = -1, int(at)
-		return
-	}
-	if r.n < 0 {
-		f.noName--
-	}
 	r.off = len(f.arena)
 	f.arena = appendFrameName(f.arena, name)
 	r.n = len(f.arena) - r.off

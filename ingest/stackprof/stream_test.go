@@ -425,6 +425,7 @@ var jsonSeeds = [][]byte{
 	[]byte(`{"raw":[2,1,2,3,1,2,1],"mode":"wall","frames":{"1":{"name":"a"},"2":{"name":"b"}}}`),
 	[]byte(`{"Frames":{"1":{"NAME":"a\u0000;b"},"02":{"name":null,"name":"\ud83d\ude00"}},"RAW":[2,1,2,3,0,null,1,-0,1,2],"mode":null,"MODE":"cpu","x":[1,2,{"a":[]}]}`),
 	[]byte(`{"frames":{"1":{"name":"a"}},"raw":[1,1,2],"raw_sample_timestamps":[1700000000000000,1],"frames":{"2":{"name":"b"}}}`),
+	[]byte(`{"frames":{"01":null,"1":{"name":"a"},"2":{},"2":{"name":"b"}},"raw":[1,1,2]}`),
 }
 
 // TestStreamMatchesOracle: every dump of testdata, and the seeds, fold
@@ -548,7 +549,7 @@ func TestStreamErrors(t *testing.T) {
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,1,"2"]}`, "at byte 40: raw[2] is a JSON string"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,1,2],"raw":[]}`, "at byte 49: a second \"raw\""},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,1,2],"frames":{}}`, "at byte 52: \"frames\" after \"raw\""},
-		{`{"frames":{"1":{}},"raw":[]}`, "frame 1 (at byte 15) has no name"},
+		{`{"frames":{"1":{}},"raw":[]}`, "at byte 15: frame 1 has no name"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,1,2]} x`, "at byte 44: not JSON"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,1`, "at byte 39: the JSON ends before raw does"},
 	}
