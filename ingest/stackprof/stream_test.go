@@ -19,6 +19,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/stackprof/marshal"
+	"github.com/pfold/pfold/stream"
 )
 
 // marshalWriter writes Go values as Ruby's Marshal.dump writes the Ruby
@@ -293,6 +294,11 @@ func compareOracle(t *testing.T, data []byte, wrap func(io.Reader) io.Reader) {
 	t.Helper()
 	got := foldWith(readStream, wrap(bytes.NewReader(data)))
 	want := foldWith(readOracle, bytes.NewReader(data))
+	defer func() {
+		if t.Failed() {
+			t.Logf("input %q", data[:min(len(data), 300)])
+		}
+	}()
 	if got.err != nil && !placed(got.err) {
 		t.Fatalf("error without a place: %v", got.err)
 	}
@@ -303,6 +309,13 @@ func compareOracle(t *testing.T, data []byte, wrap func(io.Reader) io.Reader) {
 		if errors.Is(got.err, errDuplicate) && want.err == nil && !duplicateKeys(data) {
 			t.Fatalf("errDuplicate without repeated keys: %v", got.err)
 		}
+		return
+	}
+	if got.err != nil && want.err == nil && duplicateKeys(data) {
+		// A JSON dump with a second "raw", or "frames" after "raw", is
+		// refused, if not at the repeated key (errDuplicate) then before
+		// it: the samples folded against the frames read so far name a
+		// frame that only the later "frames" gives.
 		return
 	}
 	switch {
@@ -506,6 +519,56 @@ func TestIntegerEncodings(t *testing.T) {
 	}
 }
 
+// TestOracleMutations compares the readers on every one-byte change of
+// the small seeds (each byte replaced by each of the 256 values): a
+// valid dump changed in one place is often still valid (another link
+// target, symbol, type or count), which random mutations of large dumps
+// rarely give the fuzzer.
+func TestOracleMutations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about a million folds")
+	}
+	seeds := append(append([][]byte{}, marshalSeeds...), jsonSeeds...)
+	outcomes := map[string]int{}
+	for _, seed := range seeds {
+		data := append([]byte{}, seed...)
+		for i := range data {
+			orig := data[i]
+			for v := range 256 {
+				data[i] = byte(v)
+				compareOracle(t, data, wraps[(i+v)%len(wraps)])
+				if t.Failed() {
+					t.Fatalf("seed %q, byte %d made %#x", seed, i, v)
+				}
+				if i%8 == 0 {
+					outcomes[classify(data)]++
+				}
+			}
+			data[i] = orig
+		}
+	}
+	t.Logf("outcomes (a sample): %v", outcomes)
+}
+
+// classify says how the readers took data.
+func classify(data []byte) string {
+	got := foldWith(readStream, bytes.NewReader(data))
+	want := foldWith(readOracle, bytes.NewReader(data))
+	switch {
+	case errors.Is(got.err, errLink):
+		return fmt.Sprintf("errLink (old folds: %v)", want.err == nil)
+	case errors.Is(got.err, errDuplicate):
+		return fmt.Sprintf("errDuplicate (old folds: %v)", want.err == nil)
+	case got.err == nil && len(got.lines) > 0:
+		return "both fold, stacks"
+	case got.err == nil:
+		return "both fold, no stacks"
+	case errors.Is(got.err, ErrNoRaw):
+		return "both ErrNoRaw"
+	}
+	return "both refuse"
+}
+
 // TestRawBeforeFrames: a dump whose raw samples come before its frames
 // (held, then folded) folds as the dump itself.
 func TestRawBeforeFrames(t *testing.T) {
@@ -653,7 +716,8 @@ func TestStreamMemory(t *testing.T) {
 
 // BenchmarkStackprofLong folds a long dump (the raw samples of cpu
 // repeated to about 16 MB), Marshal and JSON, with the stream reader and
-// the old decoder, by wall and CPU time.
+// the old decoder, the stacks dropped or summed as pfold sums them, by
+// wall and CPU time.
 func BenchmarkStackprofLong(b *testing.B) {
 	dump := decodeHash(b, stackprofDir.Read(b, "cpu.dump"))
 	long := repeatRaw(dump, 16<<20/31000)
@@ -678,17 +742,29 @@ func BenchmarkStackprofLong(b *testing.B) {
 			name string
 			fold func([]byte, format.EmitFunc) (Stats, error)
 		}{{"stream", Fold}, {"old", refFold}} {
-			b.Run(enc+"/"+impl.name, func(b *testing.B) {
-				in := data[enc]
-				b.SetBytes(int64(len(in)))
-				b.ReportAllocs()
-				defer cpuRate(b, int64(len(in)))()
-				for b.Loop() {
-					if _, err := impl.fold(in, func([]byte, fold.Count) error { return nil }); err != nil {
-						b.Fatal(err)
+			// Stacks dropped, or summed in the aggregator pfold uses.
+			for _, sink := range []string{"nop", "agg"} {
+				b.Run(enc+"/"+impl.name+"/"+sink, func(b *testing.B) {
+					in := data[enc]
+					b.SetBytes(int64(len(in)))
+					b.ReportAllocs()
+					defer cpuRate(b, int64(len(in)))()
+					for b.Loop() {
+						emit := func([]byte, fold.Count) error { return nil }
+						var agg *stream.Aggregator
+						if sink == "agg" {
+							agg = stream.NewAggregator(stream.Options{Mem: 256 << 20, TmpDir: b.TempDir()})
+							emit = agg.Add
+						}
+						if _, err := impl.fold(in, emit); err != nil {
+							b.Fatal(err)
+						}
+						if agg != nil {
+							agg.Close()
+						}
 					}
-				}
-			})
+				})
+			}
 		}
 	}
 }
