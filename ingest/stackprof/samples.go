@@ -43,8 +43,12 @@ type folder struct {
 	nPrev  int  // frames of the previous sample still valid in prev
 	shared bool // the sample so far is prev's prefix
 
-	// Samples held until the frames are read: zigzag varints.
+	// Samples held until the frames are read: N and COUNT as uvarints,
+	// each id as the uvarint of its index in heldIDs (ids in order of
+	// first appearance, found by heldIdx): about a byte an element.
 	held    []byte
+	heldIDs []int64
+	heldIdx idTable
 	holding bool
 	batch   []int64
 }
@@ -67,7 +71,8 @@ func (f *folder) reset(emit format.EmitFunc, enc string) {
 	f.st, f.left, f.depth, f.start, f.i = stN, 0, 0, 0, 0
 	f.stack = f.stack[:0]
 	f.nPrev, f.shared = 0, false
-	f.held = f.held[:0]
+	f.held, f.heldIDs = f.held[:0], f.heldIDs[:0]
+	f.heldIdx.reset()
 	f.holding = false
 }
 
@@ -122,10 +127,7 @@ func (e *rawError) Error() string { return fmt.Sprintf("raw[%d]: %s", e.i, e.msg
 // push folds the next integers of the raw samples (or holds them).
 func (f *folder) push(vals []int64) error {
 	if f.holding {
-		for _, v := range vals {
-			f.held = binary.AppendVarint(f.held, v)
-		}
-		return nil
+		return f.hold(vals)
 	}
 	for k := 0; k < len(vals); k++ {
 		v := vals[k]
@@ -236,26 +238,82 @@ func (f *folder) end() error {
 	return &rawError{f.start, fmt.Sprintf("sample of %d frames overruns the end of raw (%d elements short)", f.depth+int(left), left+1)}
 }
 
+// hold keeps the next integers of the raw samples until the frames are
+// known, checking what can be checked without them.
+func (f *folder) hold(vals []int64) error {
+	for _, v := range vals {
+		switch f.st {
+		case stN:
+			if v < 0 {
+				return &rawError{f.i, fmt.Sprintf("sample of %d frames", v)}
+			}
+			f.start, f.left = f.i, v
+			f.st = stID
+			if v == 0 {
+				f.st = stCount
+			}
+			f.held = binary.AppendUvarint(f.held, uint64(v))
+		case stID:
+			x, ok := f.heldIdx.get(v)
+			if !ok {
+				x = int32(len(f.heldIDs))
+				f.heldIdx.put(v, x)
+				f.heldIDs = append(f.heldIDs, v)
+			}
+			f.held = binary.AppendUvarint(f.held, uint64(x))
+			if f.left--; f.left == 0 {
+				f.st = stCount
+			}
+		case stCount:
+			if v < 0 {
+				return &rawError{f.i, fmt.Sprintf("negative sample count %d", v)}
+			}
+			f.held = binary.AppendUvarint(f.held, uint64(v))
+			f.st = stN
+		}
+		f.i++
+	}
+	return nil
+}
+
 // replay folds the held samples, the frames being known.
 func (f *folder) replay() error {
 	f.holding = false
+	f.st, f.left, f.start, f.i = stN, 0, 0, 0
 	held := f.held
 	if cap(f.batch) == 0 {
 		f.batch = make([]int64, 0, 1024)
 	}
+	hst, hleft := stN, uint64(0)
 	for len(held) > 0 {
 		b := f.batch[:0]
 		for len(held) > 0 && len(b) < cap(b) {
-			v, n := binary.Varint(held)
-			b = append(b, v)
+			v, n := binary.Uvarint(held)
 			held = held[n:]
+			switch hst {
+			case stN:
+				b = append(b, int64(v))
+				hst, hleft = stID, v
+				if v == 0 {
+					hst = stCount
+				}
+			case stID:
+				b = append(b, f.heldIDs[v])
+				if hleft--; hleft == 0 {
+					hst = stCount
+				}
+			case stCount:
+				b = append(b, int64(v))
+				hst = stN
+			}
 		}
 		if err := f.push(b); err != nil {
 			return err
 		}
 	}
-	f.held = f.held[:0]
-	return f.end()
+	f.held, f.heldIDs = f.held[:0], f.heldIDs[:0]
+	f.heldIdx.reset()
+	return f.end() // a sample cut short is where replaying left it
 }
 
 // idTable maps frame ids to indices: open addressing, linear probing.

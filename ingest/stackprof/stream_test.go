@@ -607,6 +607,8 @@ func TestStreamErrors(t *testing.T) {
 		{"\x04\x08{\x07:\x0bframes{\x06i\x06{\x06:\x09name\"\x06a:\x08raw[\x08i\x06i\x07i\x06", "the raw Array at byte 32: raw[1]: frame id 2 is not in frames"},
 		{"\x04\x08{\x07:\x0bframes{\x06i\x06{\x06:\x09name\"\x06a:\x08raw[\x08i\x06i\x06f\x061", "at byte 38: raw[2]: a Float where an Integer was expected"},
 		{"\x04\x08{\x07:\x08raw[\x08i\x06i\x07i\x06:\x0bframes{\x06i\x06{\x06:\x09name\"\x06a", "the raw Array at byte 9, held until the frames: raw[1]: frame id 2 is not in frames"},
+		{"\x04\x08{\x07:\x08raw[\x08i\x07i\x06i\x06:\x0bframes{\x06i\x06{\x06:\x09name\"\x06a", "the raw Array at byte 9, held until the frames: raw[0]: sample of 2 frames overruns the end of raw (1 elements short)"},
+		{"\x04\x08{\x07:\x08raw[\x09i\x07i\x06i\x06i\xf9:\x0bframes{\x06i\x06{\x06:\x09name\"\x06a", "the raw Array at byte 9: raw[3]: negative sample count -2"},
 		{string(cpu[:len(cpu)-100]), "marshal: at byte 30963: unexpected end of data"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,2,2]}`, "the raw array at byte 35: raw[1]: frame id 2 is not in frames"},
 		{`{"frames":{"1":{"name":"a"}},"raw":[1,1,"2"]}`, "at byte 40: raw[2] is a JSON string"},
