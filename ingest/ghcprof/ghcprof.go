@@ -9,15 +9,9 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
 	"github.com/pfold/pfold/stream"
 )
-
-// TimeFlag is --time, shared with the xdebug format (both weigh stacks
-// by time by default): the two definitions must stay identical.
-var TimeFlag = format.Flag{
-	Name: "time", Aliases: []string{"t"}, Kind: format.Bool, Default: "false",
-	Usage: "ghcprof: weigh by the individual %time column, in tenths of a percent; xdebug: weigh by duration, in microseconds (the default of both)",
-}
 
 // Format is the GHC .prof input format.
 var Format = format.Format{
@@ -25,7 +19,7 @@ var Format = format.Format{
 	Replaces: "inferno-collapse-ghcprof",
 	Sniff:    sniff,
 	Flags: []format.Flag{
-		TimeFlag,
+		flags.Time,
 		{Name: "bytes", Kind: format.Bool, Default: "false", Usage: "ghcprof: weigh by the bytes column, bytes allocated (profiles made with +RTS -P or -pa)"},
 		{Name: "ticks", Kind: format.Bool, Default: "false", Usage: "ghcprof: weigh by the ticks column, runtime ticks (profiles made with +RTS -P or -pa)"},
 	},

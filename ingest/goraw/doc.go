@@ -58,6 +58,7 @@
 //
 // # Imports
 //
-// Only fold, stream, ingest/format and the standard library; never
+// Only fold, stream, ingest/format, ingest/internal/flags (--sample-index,
+// which the pprof format shares) and the standard library; never
 // another format package, the registry or a command.
 package goraw

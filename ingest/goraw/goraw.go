@@ -9,26 +9,18 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
 	"github.com/pfold/pfold/stream"
 )
-
-// SampleIndexFlag is --sample-index, shared with the "pprof" format (the
-// same name, kind and text there).
-var SampleIndexFlag = format.Flag{
-	Name: "sample-index",
-	Kind: format.String,
-	Usage: "go, pprof: the sample value to fold, by type name or index, as go tool pprof -sample_index " +
-		"(default: pprof, the profile's default type, else the last; go, the first value, as stackcollapse-go.pl)",
-}
 
 // Format is the `go tool pprof -raw` text format.
 var Format = format.Format{
 	Name:     "go",
 	Replaces: "stackcollapse-go.pl",
 	Sniff:    Sniff,
-	Flags:    []format.Flag{SampleIndexFlag},
+	Flags:    []format.Flag{flags.SampleIndex},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		return newParser(opts.String(SampleIndexFlag.Name), emit, diag), nil
+		return newParser(opts.String(flags.SampleIndex.Name), emit, diag), nil
 	},
 }
 

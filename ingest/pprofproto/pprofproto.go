@@ -10,30 +10,22 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
 	"github.com/pfold/pfold/stream"
 )
-
-// SampleIndexFlag is --sample-index, shared with the "go" format (the
-// same name, kind and text there).
-var SampleIndexFlag = format.Flag{
-	Name: "sample-index",
-	Kind: format.String,
-	Usage: "go, pprof: the sample value to fold, by type name or index, as go tool pprof -sample_index " +
-		"(default: pprof, the profile's default type, else the last; go, the first value, as stackcollapse-go.pl)",
-}
 
 // Format is the pprof profile.proto format.
 var Format = format.Format{
 	Name:     "pprof",
 	Replaces: "go tool pprof -traces, stackcollapse-go.pl",
 	Sniff:    Sniff,
-	Flags:    []format.Flag{SampleIndexFlag},
+	Flags:    []format.Flag{flags.SampleIndex},
 	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
 		mem := format.EnvOf(opts).Mem
 		if mem <= 0 {
 			mem = 32 << 20
 		}
-		return &parser{emit: emit, diag: diag, index: opts.String(SampleIndexFlag.Name), mem: mem}, nil
+		return &parser{emit: emit, diag: diag, index: opts.String(flags.SampleIndex.Name), mem: mem}, nil
 	},
 }
 

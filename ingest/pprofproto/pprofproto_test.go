@@ -249,15 +249,6 @@ func TestTotals(t *testing.T) {
 	}
 }
 
-// TestFlag: the go and pprof formats define --sample-index alike (pfold
-// keeps one definition of a name).
-func TestFlag(t *testing.T) {
-	a, b := SampleIndexFlag, goraw.SampleIndexFlag
-	if a.Name != b.Name || a.Kind != b.Kind || a.Usage != b.Usage || a.Default != b.Default || len(a.Aliases)+len(b.Aliases) > 0 {
-		t.Errorf("--sample-index: %+v in pprof, %+v in go", a, b)
-	}
-}
-
 // TestDefault: with no --sample-index, the type go tool pprof picks.
 func TestDefault(t *testing.T) {
 	for name, want := range map[string]int{

@@ -7,6 +7,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
+	"github.com/pfold/pfold/ingest/internal/flags"
 	"github.com/pfold/pfold/ingest/internal/rustname"
 	"github.com/pfold/pfold/stream"
 )
@@ -16,14 +17,9 @@ var Format = format.Format{
 	Name:     "sample",
 	Replaces: "stackcollapse-sample.awk, inferno-collapse-sample",
 	Sniff:    sniff,
-	Flags: []format.Flag{{
-		Name:    "no-modules",
-		Kind:    format.Bool,
-		Usage:   "sample, vtune: leave out the module (library) before each function name",
-		Default: "false",
-	}},
+	Flags:    []format.Flag{flags.NoModules},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		return &parser{emit: emit, diag: diag, noModules: opts.Bool("no-modules")}, nil
+		return &parser{emit: emit, diag: diag, noModules: opts.Bool(flags.NoModules.Name)}, nil
 	},
 }
 

@@ -7,15 +7,9 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
 	"github.com/pfold/pfold/stream"
 )
-
-// TimeFlag is --time, shared with the ghcprof format (both weigh stacks
-// by time by default): the two definitions must stay identical.
-var TimeFlag = format.Flag{
-	Name: "time", Aliases: []string{"t"}, Kind: format.Bool, Default: "false",
-	Usage: "ghcprof: weigh by the individual %time column, in tenths of a percent; xdebug: weigh by duration, in microseconds (the default of both)",
-}
 
 // Format is the Xdebug computerized function trace format.
 var Format = format.Format{
@@ -23,7 +17,7 @@ var Format = format.Format{
 	Replaces: "stackcollapse-xdebug.php",
 	Sniff:    sniff,
 	Flags: []format.Flag{
-		TimeFlag,
+		flags.Time,
 		{Name: "count", Aliases: []string{"c"}, Kind: format.Bool, Default: "false", Usage: "xdebug: count each call that made no call itself once, instead of weighing stacks by duration"},
 	},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
