@@ -137,13 +137,8 @@ func digits(b []byte) int {
 // every line is one, a "---------- tid# N" line or a frame
 // "0xADDR  name…", with at least one thread and one frame.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	seen, tids, frames := false, 0, 0
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
+	for l := range format.Lines(prefix) {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}

@@ -210,13 +210,8 @@ func isDigits(b []byte) bool {
 // alone on its line, indented frames, and a line ending "]: VALUE"; or
 // "@name[…]: COUNT" on one line with an empty element ("@[, comm]: 5").
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	in, frames := false, 0
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
+	for l := range format.Lines(prefix) {
 		if key, ok := entryStart(l); ok {
 			body, value, end := cutValue(key)
 			if end {

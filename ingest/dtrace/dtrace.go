@@ -173,15 +173,13 @@ func isDigits(b []byte) bool {
 // sniff is Sure on dtrace's aggregation banner ("CPU     ID
 // FUNCTION:NAME") or on frames "module`function+0x…" closed by a count.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
-	if len(lines) > 0 && bytes.HasPrefix(bytes.TrimSpace(lines[0]), []byte("CPU")) && bytes.Contains(lines[0], []byte("FUNCTION:NAME")) {
+	first, _, _ := bytes.Cut(prefix, []byte("\n"))
+	if bytes.HasPrefix(bytes.TrimSpace(first), []byte("CPU")) && bytes.Contains(first, []byte("FUNCTION:NAME")) {
 		return format.Sure
 	}
-	ticked, counts := 0, 0
-	for i, l := range lines {
-		if i == len(lines)-1 {
-			break // may be cut short
-		}
+	ticked, counts, i := 0, 0, -1
+	for l := range format.Lines(prefix) {
+		i++
 		t := bytes.TrimSpace(l)
 		switch {
 		case len(t) == 0:

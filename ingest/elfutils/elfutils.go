@@ -163,13 +163,7 @@ func (p *parser) End() error { return p.flush() }
 // another shape (gdb's "#N  0xADDR in NAME (…)").
 func sniff(prefix []byte) format.Score {
 	headers, frames := 0, 0
-	for len(prefix) > 0 {
-		i := bytes.IndexByte(prefix, '\n')
-		if i < 0 {
-			break // the last line may be cut short
-		}
-		line := bytes.TrimSuffix(prefix[:i], []byte("\r"))
-		prefix = prefix[i+1:]
+	for line := range format.Lines(prefix) {
 		switch {
 		case len(line) > 1 && line[0] == '#' && line[1] >= '0' && line[1] <= '9':
 			if !isFrameLine(line) {

@@ -136,13 +136,7 @@ func header(line []byte) bool {
 // faulthandler's "<no Python frame>").
 func sniff(prefix []byte) format.Score {
 	prev := false
-	for rest := prefix; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break // may be cut short
-		}
-		line := bytes.TrimSuffix(rest[:i], []byte("\r"))
-		rest = rest[i+1:]
+	for line := range format.Lines(prefix) {
 		if prev {
 			if bytes.HasPrefix(line, framePrefix) {
 				if _, _, _, ok := parseFrame(line[len(framePrefix):]); ok {

@@ -234,13 +234,7 @@ func (p *parser) End() error { return p.flush() }
 // them at least, and no eu-stack frame ("#N  0x… NAME") among them.
 func sniff(prefix []byte) format.Score {
 	threads, frames := 0, 0
-	for len(prefix) > 0 {
-		i := bytes.IndexByte(prefix, '\n')
-		if i < 0 {
-			break // the last line may be cut short
-		}
-		line := bytes.TrimSuffix(prefix[:i], []byte("\r"))
-		prefix = prefix[i+1:]
+	for line := range format.Lines(prefix) {
 		switch {
 		case len(line) > 1 && line[0] == '#' && line[1] >= '0' && line[1] <= '9':
 			switch frameShape(line) {

@@ -338,13 +338,7 @@ func sniff(prefix []byte) format.Score {
 		return format.Sure
 	}
 	var f [][]byte
-	for rest := prefix; len(rest) > 0; {
-		line := rest
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break // may be cut short
-		}
-		line, rest = rest[:i], rest[i+1:]
+	for line := range format.Lines(prefix) { // fields takes '\r' for a space
 		if !bytes.HasPrefix(line, []byte("COST CENTRE")) {
 			continue
 		}

@@ -178,14 +178,8 @@ func shortenPkgs(dst, f []byte) []byte {
 // sniff is Sure on a javacore: its section lines (0SECTION, 1TISIGINFO)
 // or the thread lines the script reads (3XMTHREADINFO, 4XESTACKTRACE).
 func sniff(prefix []byte) format.Score {
-	for len(prefix) > 0 {
-		line := prefix
-		i := bytes.IndexByte(prefix, '\n')
-		if i >= 0 {
-			line, prefix = prefix[:i], prefix[i+1:]
-		} else {
-			prefix = nil
-		}
+	for line := range bytes.Lines(prefix) { // the last one too, even cut short
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		for _, mark := range [][]byte{[]byte("0SECTION       "), []byte("1TISIGINFO     "), threadInfo, []byte("3XMTHREADINFO3           "), stackTrace} {
 			if bytes.HasPrefix(line, mark) {
 				return format.Sure

@@ -273,14 +273,8 @@ func trimSpace(b []byte) []byte {
 func sniff(prefix []byte) format.Score {
 	var prev []byte
 	found := false
-	for len(prefix) > 0 {
-		line := prefix
-		i := bytes.IndexByte(prefix, '\n')
-		if i >= 0 {
-			line, prefix = prefix[:i], prefix[i+1:]
-		} else {
-			prefix = nil
-		}
+	for line := range bytes.Lines(prefix) { // the last one too, even cut short
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		line = bytes.TrimSuffix(line, []byte("\r"))
 		if bytes.Contains(line, []byte("java.lang.Thread.State: ")) || bytes.HasPrefix(line, []byte("Full thread dump ")) {
 			return format.No

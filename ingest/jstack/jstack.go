@@ -317,14 +317,8 @@ func allByte(b []byte, c byte) bool {
 // "java.lang.Thread.State:" line.
 func sniff(prefix []byte) format.Score {
 	prevHeader := false
-	for len(prefix) > 0 {
-		line := prefix
-		i := bytes.IndexByte(prefix, '\n')
-		if i >= 0 {
-			line, prefix = prefix[:i], prefix[i+1:]
-		} else {
-			prefix = nil
-		}
+	for line := range bytes.Lines(prefix) { // the last one too, even cut short
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		if bytes.HasPrefix(line, []byte("Full thread dump ")) {
 			return format.Sure
 		}

@@ -184,14 +184,7 @@ func isInt(b []byte) bool {
 func sniff(prefix []byte) format.Score {
 	var prev []byte
 	havePrev := false
-	for len(prefix) > 0 {
-		line := prefix
-		i := bytes.IndexByte(prefix, '\n')
-		if i < 0 {
-			break // may be cut short
-		}
-		line, prefix = prefix[:i], prefix[i+1:]
-		line = bytes.TrimSuffix(line, []byte("\r"))
+	for line := range format.Lines(prefix) {
 		if bytes.HasPrefix(line, []byte("Total trace count = ")) && bytes.Contains(line, []byte(", Total traces = ")) {
 			return format.Sure
 		}

@@ -447,11 +447,7 @@ func awkInt(b []byte) float64 {
 // fields the script reads (comm=, pid=, delay=): only an off-CPU
 // recording has them.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
+	for l := range format.Lines(prefix) {
 		if len(l) == 0 || l[0] == '#' || isSpace(l[0]) {
 			continue
 		}

@@ -151,13 +151,8 @@ func (p *parser) End() error {
 // or a callgraph line ("NN.NN%  [count]  name"), the first such line at
 // the top of a tree.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	entries := 0
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
+	for l := range format.Lines(prefix) {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}

@@ -136,13 +136,8 @@ func isDigits(b []byte) bool {
 // SystemTap prints one (" 0xADDR : name+0xoff/0xsize [module]", or an
 // address alone), with at least one named frame and one count.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	named, counts := 0, 0
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
+	for l := range format.Lines(prefix) {
 		t := trimLeft(l)
 		switch {
 		case len(t) == 0:

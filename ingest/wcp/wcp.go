@@ -150,12 +150,8 @@ func digits(b []byte) int {
 // followed by a frame ("1: main   (at x.c:67)"), or on wallClockProfiler's
 // "N stack samples taken" and "Full stacks with at least one sample:".
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	afterSamples := false
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
+	for l := range format.Lines(prefix) {
 		t := trim(l)
 		if bytes.HasPrefix(t, []byte("Full stacks with at least one sample")) {
 			return format.Sure

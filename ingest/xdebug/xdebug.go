@@ -274,13 +274,7 @@ func isDigits(b []byte) bool {
 // record, or by the trace's summary line (tabs, time, memory).
 func sniff(prefix []byte) format.Score {
 	started := false
-	for rest := prefix; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break // may be cut short
-		}
-		line := bytes.TrimSuffix(rest[:i], []byte("\r"))
-		rest = rest[i+1:]
+	for line := range format.Lines(prefix) {
 		if started {
 			if isRecord(line) {
 				return format.Sure
