@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -37,7 +38,7 @@ type parser struct {
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	line = bytes.TrimSuffix(line, []byte("\r"))
-	if d := digits(line); d > 0 && d < len(line) && line[d] == ':' {
+	if d := lex.Digits(line); d > 0 && d < len(line) && line[d] == ':' {
 		if err := p.flush(); err != nil {
 			return err
 		}
@@ -52,14 +53,14 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 		return nil
 	}
-	if bytes.HasPrefix(line, tidMark) && digits(line[len(tidMark):]) > 0 {
+	if bytes.HasPrefix(line, tidMark) && lex.Digits(line[len(tidMark):]) > 0 {
 		return p.flush()
 	}
 	if !bytes.HasPrefix(line, []byte("0x")) {
 		return nil
 	}
 	i := 2
-	for i < len(line) && (line[i] >= '0' && line[i] <= '9' || line[i] >= 'a' && line[i] <= 'f') {
+	for i < len(line) && lex.IsLowerHex(line[i]) {
 		i++
 	}
 	addr := line[:i]
@@ -124,15 +125,6 @@ func (p *parser) End() error {
 	return err
 }
 
-// digits returns how many ASCII digits b starts with.
-func digits(b []byte) int {
-	i := 0
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
 // sniff is Sure when the input starts with a "PID: command" line and
 // every line is one, a "---------- tid# N" line or a frame
 // "0xADDR  name…", with at least one thread and one frame.
@@ -142,12 +134,12 @@ func sniff(prefix []byte) format.Score {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
-		switch d := digits(l); {
+		switch d := lex.Digits(l); {
 		case d > 0 && bytes.HasPrefix(l[d:], []byte(": ")) && len(l) > d+2 && l[d+2] != ' ':
 			seen = true
 		case !seen:
 			return format.No
-		case bytes.HasPrefix(l, tidMark) && digits(l[len(tidMark):]) > 0:
+		case bytes.HasPrefix(l, tidMark) && lex.Digits(l[len(tidMark):]) > 0:
 			tids++
 		case isFrame(l):
 			frames++
@@ -167,7 +159,7 @@ func isFrame(l []byte) bool {
 		return false
 	}
 	i := 2
-	for i < len(l) && (l[i] >= '0' && l[i] <= '9' || l[i] >= 'a' && l[i] <= 'f') {
+	for i < len(l) && lex.IsLowerHex(l[i]) {
 		i++
 	}
 	j := i

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -81,7 +82,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.skip {
 		return nil
 	}
-	f := trimLeft(line)
+	f := lex.TrimLeft(line)
 	if len(f) == 0 {
 		return p.diag.Malformed(name, n, line, "a blank line inside a map key")
 	}
@@ -135,7 +136,7 @@ func cutValue(key []byte) (body, value []byte, end bool) {
 		return key, nil, false
 	}
 	v := key[i+3:]
-	if len(v) == 0 || !isDigits(v) {
+	if len(v) == 0 || !lex.IsDigits(v) {
 		return key[:i], nil, true
 	}
 	return key[:i], v, true
@@ -187,23 +188,6 @@ func (p *parser) End() error {
 		return p.diag.Malformed(p.name, start, nil, "the input ends inside a map entry")
 	}
 	return nil
-}
-
-// trimLeft is Perl's s/^\s+//.
-func trimLeft(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r' || b[0] == '\f' || b[0] == '\v') {
-		b = b[1:]
-	}
-	return b
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 // sniff is Sure on a whole map entry whose key holds a stack: "@name["

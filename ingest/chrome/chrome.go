@@ -14,6 +14,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/jsonscan"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -289,16 +290,7 @@ func frameName(s string) string {
 	if s == "" {
 		return "-"
 	}
-	b := []byte(s)
-	for i, c := range b {
-		switch c {
-		case ';':
-			b[i] = ':'
-		case '\n', '\r':
-			b[i] = ' '
-		}
-	}
-	return string(b)
+	return string(lex.AppendFrameLine(nil, s))
 }
 
 // fold nests one thread's events by time and emits each stack with its

@@ -14,6 +14,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/jsonscan"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -933,11 +934,11 @@ func frameName(fn, url string, line, col int64) string {
 	if fn == "" {
 		b = append(b, "(anonymous)"...)
 	} else {
-		b = appendClean(b, fn)
+		b = lex.AppendFrameLine(b, fn)
 	}
 	if url != "" {
 		b = append(b, " ("...)
-		b = appendClean(b, url)
+		b = lex.AppendFrameLine(b, url)
 		if line >= 0 && line < math.MaxInt64 {
 			b = append(b, ':')
 			b = strconv.AppendInt(b, line+1, 10)
@@ -949,22 +950,6 @@ func frameName(fn, url string, line, col int64) string {
 		b = append(b, ')')
 	}
 	return string(b)
-}
-
-// appendClean appends s with ';' made ':' and line breaks made spaces,
-// so that it stays one frame of one line.
-func appendClean(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case ';':
-			c = ':'
-		case '\n', '\r':
-			c = ' '
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // jsonError turns a scanner error into a docError at its offset.

@@ -6,6 +6,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -78,10 +79,7 @@ func idLine(line []byte, prefix string) ([]byte, bool) {
 		return nil, false
 	}
 	d := line[len(prefix):]
-	i := 0
-	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-		i++
-	}
+	i := lex.Digits(d)
 	return d[:i], true
 }
 
@@ -91,9 +89,7 @@ func idLine(line []byte, prefix string) ([]byte, bool) {
 // only -m's module. ok is false when line is not a frame.
 func frameName(line []byte) (f []byte, ok bool) {
 	i := 1
-	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
-		i++
-	}
+	i += lex.Digits(line[i:])
 	if i == 1 {
 		return nil, false
 	}
@@ -104,7 +100,7 @@ func frameName(line []byte) (f []byte, ok bool) {
 		return nil, false
 	}
 	i += 2
-	for i < len(line) && (line[i] >= '0' && line[i] <= '9' || line[i] >= 'a' && line[i] <= 'f') {
+	for i < len(line) && lex.IsLowerHex(line[i]) {
 		i++
 	}
 	rest := line[i:]
@@ -126,16 +122,7 @@ func (p *parser) addFrame(f []byte) {
 	if bytes.HasPrefix(f, []byte("- ")) {
 		a = append(a, "[unknown] "...)
 	}
-	start := len(a)
-	a = append(a, f...)
-	if bytes.IndexByte(f, ';') >= 0 {
-		for i := start; i < len(a); i++ {
-			if a[i] == ';' {
-				a[i] = ':'
-			}
-		}
-	}
-	p.frames.Arena = a
+	p.frames.Arena = lex.AppendFrame(a, f)
 	p.frames.End()
 }
 
@@ -184,9 +171,7 @@ func sniff(prefix []byte) format.Score {
 // the line or a space and something else than gdb's "in ".
 func isFrameLine(line []byte) bool {
 	i := 1
-	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
-		i++
-	}
+	i += lex.Digits(line[i:])
 	j := i
 	for j < len(line) && line[j] == ' ' {
 		j++
@@ -196,7 +181,7 @@ func isFrameLine(line []byte) bool {
 	}
 	j += 2
 	k := j
-	for k < len(line) && (line[k] >= '0' && line[k] <= '9' || line[k] >= 'a' && line[k] <= 'f') {
+	for k < len(line) && lex.IsLowerHex(line[k]) {
 		k++
 	}
 	if k == j {

@@ -6,6 +6,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -45,11 +46,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if !ok {
 		return p.diag.Malformed(name, n, line, `not a frame ("  File \"FILE\", line N in FUNCTION")`)
 	}
-	a := appendName(p.frames.Arena, file)
+	a := lex.AppendFrame(p.frames.Arena, file)
 	a = append(a, ':')
 	a = append(a, num...)
 	a = append(a, ':')
-	p.frames.Arena = appendName(a, fn)
+	p.frames.Arena = lex.AppendFrame(a, fn)
 	p.frames.End()
 	return nil
 }
@@ -67,10 +68,7 @@ func parseFrame(b []byte) (file, num, fn []byte, ok bool) {
 		}
 		i += from
 		rest := b[i+len(lineMark):]
-		j := 0
-		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-			j++
-		}
+		j := lex.Digits(rest)
 		if j == 0 && bytes.HasPrefix(rest, []byte("???")) {
 			j = 3
 		}
@@ -78,19 +76,6 @@ func parseFrame(b []byte) (file, num, fn []byte, ok bool) {
 			return b[:i], rest[:j], rest[j+4:], true
 		}
 		from = i + 1
-	}
-}
-
-// appendName appends a name with ';', the frame separator, made ':'.
-func appendName(dst, name []byte) []byte {
-	for {
-		i := bytes.IndexByte(name, ';')
-		if i < 0 {
-			return append(dst, name...)
-		}
-		dst = append(dst, name[:i]...)
-		dst = append(dst, ':')
-		name = name[i+1:]
 	}
 }
 
@@ -126,7 +111,7 @@ func header(line []byte) bool {
 	}
 	// The thread id in hex; newer Pythons may name the thread after it.
 	n := 0
-	for n < len(rest) && (rest[n] >= '0' && rest[n] <= '9' || rest[n] >= 'a' && rest[n] <= 'f' || rest[n] >= 'A' && rest[n] <= 'F') {
+	for n < len(rest) && lex.IsHex(rest[n]) {
 		n++
 	}
 	return n > 0 && (n == len(rest) || rest[n] == ' ')

@@ -10,6 +10,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -188,25 +189,12 @@ func (p *parser) row(name string, n int, line []byte) error {
 		s = p.stack[:p.ends[depth-1]]
 		s = append(s, ';')
 	}
-	s = appendFrame(s, p.fields[1])
+	s = lex.AppendFrame(s, p.fields[1])
 	s = append(s, '.')
-	s = appendFrame(s, p.fields[0])
+	s = lex.AppendFrame(s, p.fields[0])
 	p.stack = s
 	p.ends = append(p.ends[:depth], len(s))
 	return p.emit(s, c)
-}
-
-// appendFrame appends a name with ';', the frame separator, made ':'.
-func appendFrame(dst, name []byte) []byte {
-	for {
-		i := bytes.IndexByte(name, ';')
-		if i < 0 {
-			return append(dst, name...)
-		}
-		dst = append(dst, name[:i]...)
-		dst = append(dst, ':')
-		name = name[i+1:]
-	}
 }
 
 // tenths reads a percentage as inferno does, in tenths of a percent

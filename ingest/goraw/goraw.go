@@ -10,6 +10,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -237,12 +238,12 @@ func (p *parser) sample(n int, line []byte) error {
 		return p.diag.Malformed(p.name, n, line, fmt.Sprintf("no value %d", p.col))
 	}
 	if v[0] == '-' {
-		if len(v) > 1 && isDigits(v[1:]) {
+		if len(v) > 1 && lex.IsDigits(v[1:]) {
 			return fmt.Errorf("%s:%d: %w", p.name, n, ErrNegative)
 		}
 		return p.diag.Malformed(p.name, n, line, "a value is not a number")
 	}
-	if !isDigits(v) {
+	if !lex.IsDigits(v) {
 		return p.diag.Malformed(p.name, n, line, "a value is not a number")
 	}
 	c, err := fold.ParseCount(v)
@@ -274,15 +275,6 @@ func (p *parser) sample(n int, line []byte) error {
 	return nil
 }
 
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 // location reads a location line ("     1: 0x4e8f6c M=1 main.step
 // /src/main.go:39:0 s=37"), or a line of it inlined into a caller
 // ("             main.step /src/main.go:38:0 s=37"), or "Mappings".
@@ -292,9 +284,7 @@ func (p *parser) location(n int, line []byte) error {
 		i++
 	}
 	j := i
-	for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-		j++
-	}
+	j += lex.Digits(line[j:])
 	if j > i && bytes.HasPrefix(line[j:], []byte(": 0x")) {
 		if p.compat {
 			return p.compatLocation(n, line)
@@ -308,7 +298,7 @@ func (p *parser) location(n int, line []byte) error {
 		}
 		rest := line[j+4:]
 		k := 0
-		for k < len(rest) && isHex(rest[k]) {
+		for k < len(rest) && lex.IsLowerHex(rest[k]) {
 			k++
 		}
 		addr := rest[:k]
@@ -321,9 +311,7 @@ func (p *parser) location(n int, line []byte) error {
 		}
 		if bytes.HasPrefix(rest, []byte("M=")) {
 			m := 2
-			for m < len(rest) && rest[m] >= '0' && rest[m] <= '9' {
-				m++
-			}
+			m += lex.Digits(rest[m:])
 			rest = bytes.TrimPrefix(rest[m:], []byte(" "))
 		}
 		rest = bytes.TrimPrefix(rest, []byte("[F] "))
@@ -358,10 +346,6 @@ func (p *parser) location(n int, line []byte) error {
 // functions the previous lines were inlined into.
 var continuation = []byte("             ")
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
-}
-
 // addLine adds the frame of one line entry of the current location:
 // "NAME FILE:LINE:COL s=START[(SYSTEMNAME)]", "??" (no function), or
 // nothing (a location without lines).
@@ -388,7 +372,7 @@ func lineName(rest []byte) []byte {
 	// An empty name: " FILE:LINE:COL s=START(SYSTEMNAME)".
 	if rest[len(rest)-1] == ')' {
 		if i := bytes.Index(rest, []byte(" s=")); i >= 0 {
-			if j := bytes.IndexByte(rest[i:], '('); j > 0 && isDigits(rest[i+3:i+j]) {
+			if j := bytes.IndexByte(rest[i:], '('); j > 0 && lex.IsDigits(rest[i+3:i+j]) {
 				return rest[i+j+1 : len(rest)-1]
 			}
 		}
@@ -435,9 +419,9 @@ func (p *parser) flushLocation() error {
 			b = append(b, ';')
 		}
 		if sp := p.inner[k]; sp[0] >= 0 {
-			b = appendName(b, p.arena[sp[0]:sp[1]])
+			b = lex.AppendFrameLine(b, p.arena[sp[0]:sp[1]])
 		} else {
-			b = appendName(b, p.addrName())
+			b = lex.AppendFrameLine(b, p.addrName())
 		}
 	}
 	p.nameArena = b
@@ -452,21 +436,6 @@ func (p *parser) addrName() []byte {
 		return append([]byte("0x"), a...)
 	}
 	return []byte(unknown)
-}
-
-// appendName appends a frame name made safe for a folded line: ';'
-// separates frames and a newline ends the line, so they become ':' and ' '.
-func appendName(b, name []byte) []byte {
-	for _, c := range name {
-		switch c {
-		case ';':
-			c = ':'
-		case '\n', '\r':
-			c = ' '
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // scriptLocation is stackcollapse-go.pl's location pattern.

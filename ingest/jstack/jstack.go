@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/javaopts"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -62,7 +63,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(line) > 0 && line[len(line)-1] == '\r' {
 		line = line[:len(line)-1]
 	}
-	rest := trimSpace(line)
+	rest := lex.TrimLeft(line)
 	if len(rest) == 0 {
 		return p.endThread()
 	}
@@ -73,11 +74,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.header(line[1:])
 		return nil
 	}
-	if i := bytes.Index(line, statePrefix); i >= 0 && i+len(statePrefix) < len(line) && !isSpace(line[i+len(statePrefix)]) {
+	if i := bytes.Index(line, statePrefix); i >= 0 && i+len(statePrefix) < len(line) && !lex.IsSpace(line[i+len(statePrefix)]) {
 		if p.st == unknown {
 			s := line[i+len(statePrefix):]
 			j := 0
-			for j < len(s) && !isSpace(s[j]) {
+			for j < len(s) && !lex.IsSpace(s[j]) {
 				j++
 			}
 			if string(s[:j]) == "RUNNABLE" {
@@ -258,7 +259,7 @@ func skipped(line, rest []byte) bool {
 		return true
 	}
 	// jcmd's first line: the pid and a colon.
-	if rest[len(rest)-1] == ':' && allDigits(rest[:len(rest)-1]) {
+	if rest[len(rest)-1] == ':' && lex.IsDigits(rest[:len(rest)-1]) {
 		return true
 	}
 	return false
@@ -282,26 +283,7 @@ func shortenPkgs(dst, f []byte) []byte {
 	return append(javaopts.AppendInitials(dst, f[:q+1]), f[q+1:]...)
 }
 
-// isSpace is Perl's \s on bytes: space, \t, \n, \v, \f, \r.
-func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	return b
-}
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if !isDigit(c) {
-			return false
-		}
-	}
-	return len(b) > 0
-}
 
 func allByte(b []byte, c byte) bool {
 	for _, x := range b {
@@ -322,7 +304,7 @@ func sniff(prefix []byte) format.Score {
 		if bytes.HasPrefix(line, []byte("Full thread dump ")) {
 			return format.Sure
 		}
-		if prevHeader && bytes.HasPrefix(trimSpace(line), statePrefix) && len(line) > len(trimSpace(line)) {
+		if prevHeader && bytes.HasPrefix(lex.TrimLeft(line), statePrefix) && len(line) > len(lex.TrimLeft(line)) {
 			return format.Sure
 		}
 		prevHeader = len(line) > 2 && line[0] == '"' && bytes.IndexByte(line[1:], '"') >= 0

@@ -7,6 +7,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -68,7 +69,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.open, p.count = true, c
 		p.frames.Add(f[2])
 		return nil
-	case len(f) == 1 && !isBlank(line[0]) && isDigits(f[0]), len(f) == 2 && isDigits(f[0]) && isInt(f[1]):
+	case len(f) == 1 && !isBlank(line[0]) && lex.IsDigits(f[0]), len(f) == 2 && lex.IsDigits(f[0]) && isInt(f[1]):
 		// A trace the profiler could not walk: "COUNT " (AsyncGetCallTrace
 		// failed) or "COUNT 0 " (no frames).
 		if err := p.flush(); err != nil {
@@ -162,20 +163,11 @@ func fields(dst [][]byte, b []byte) [][]byte {
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
 
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 func isInt(b []byte) bool {
 	if len(b) > 1 && b[0] == '-' {
 		b = b[1:]
 	}
-	return isDigits(b)
+	return lex.IsDigits(b)
 }
 
 // sniff is Sure on the profiler's traces: a trace's first line "COUNT
@@ -199,7 +191,7 @@ func sniff(prefix []byte) format.Score {
 // isHeader: "COUNT NFRAMES frame(…)".
 func isHeader(line []byte) bool {
 	f := fields(nil, line)
-	return len(f) == 3 && isDigits(f[0]) && isInt(f[1]) && isLocated(f[2])
+	return len(f) == 3 && lex.IsDigits(f[0]) && isInt(f[1]) && isLocated(f[2])
 }
 
 // isFrameLine: a calling frame, indented, "name(File:LINE)".

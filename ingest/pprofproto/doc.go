@@ -71,7 +71,8 @@
 // # Imports
 //
 // Only fold, stream, ingest/format, ingest/internal/flags (--sample-index,
-// which the go format shares), the standard library and
+// which the go format shares), ingest/internal/lex, the standard library
+// and
 // github.com/google/pprof/profile; never another format package, the
 // registry or a command.
 package pprofproto

@@ -11,6 +11,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -177,9 +178,9 @@ func (p *parser) locationName(l *profile.Location) []byte {
 		fn := l.Line[k].Function
 		switch {
 		case fn != nil && fn.Name != "":
-			b = appendName(b, fn.Name)
+			b = lex.AppendFrameLine(b, fn.Name)
 		case fn != nil && fn.SystemName != "":
-			b = appendName(b, fn.SystemName)
+			b = lex.AppendFrameLine(b, fn.SystemName)
 		default:
 			b = appendAddr(b, l.Address)
 		}
@@ -195,22 +196,6 @@ func appendAddr(b []byte, addr uint64) []byte {
 		return append(b, unknown...)
 	}
 	return strconv.AppendUint(append(b, "0x"...), addr, 16)
-}
-
-// appendName appends a frame name made safe for a folded line: ';'
-// separates frames and a newline ends the line, so they become ':' and ' '.
-func appendName[S string | []byte](b []byte, name S) []byte {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch c {
-		case ';':
-			c = ':'
-		case '\n', '\r':
-			c = ' '
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // Stats says what was read, for --stats.

@@ -19,5 +19,5 @@
 // The package holds one stack (the current path through the call
 // graph) and imports nothing of pfold's but fold, stream, ingest/format,
 // ingest/internal/calltree, ingest/internal/flags (--no-modules, which
-// vtune shares) and ingest/internal/rustname.
+// vtune shares), ingest/internal/lex and ingest/internal/rustname.
 package sample

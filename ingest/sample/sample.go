@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
 	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/ingest/internal/rustname"
 	"github.com/pfold/pfold/stream"
 )
@@ -86,7 +87,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 		return nil
 	}
-	line = calltree.TrimSpaceRight(line)
+	line = lex.TrimRight(line)
 	if len(line) == 0 {
 		return nil
 	}
@@ -164,11 +165,7 @@ func (p *parser) parse(rest []byte) (uint64, []byte, string) {
 		// Nothing but a hash ("h0123456789abcdef"): keep it.
 		f = append(f, fn...)
 	}
-	for i, c := range f {
-		if c == ';' {
-			f[i] = ':'
-		}
-	}
+	f = lex.AppendFrame(f[:0], f) // in place
 	p.frame = f
 	return count, f, ""
 }

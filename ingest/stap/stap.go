@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -34,27 +35,15 @@ type parser struct {
 	skip   bool // the pending stack was reported too deep
 }
 
-// isSpace is Perl's \s.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-func trimLeft(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	return b
-}
-
 func (p *parser) Line(name string, n int, line []byte) error {
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}
-	t := trimLeft(line)
+	t := lex.TrimLeft(line)
 	if len(t) == 0 {
 		return nil
 	}
-	if isDigits(t) {
+	if lex.IsDigits(t) {
 		if len(p.frames) == 0 && !p.skip {
 			return p.diag.Malformed(name, n, line, "a count with no stack before it")
 		}
@@ -123,25 +112,16 @@ func (p *parser) End() error {
 	return nil
 }
 
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 // sniff is Sure when every line is blank, a count, or a frame as
 // SystemTap prints one (" 0xADDR : name+0xoff/0xsize [module]", or an
 // address alone), with at least one named frame and one count.
 func sniff(prefix []byte) format.Score {
 	named, counts := 0, 0
 	for l := range format.Lines(prefix) {
-		t := trimLeft(l)
+		t := lex.TrimLeft(l)
 		switch {
 		case len(t) == 0:
-		case isDigits(t):
+		case lex.IsDigits(t):
 			if len(t) == len(l) {
 				return format.No // SystemTap's counts follow a tab
 			}
@@ -166,7 +146,7 @@ func isFrame(t []byte) bool {
 		return false
 	}
 	i := 2
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] >= 'a' && t[i] <= 'f') {
+	for i < len(t) && lex.IsLowerHex(t[i]) {
 		i++
 	}
 	if i == 2 {

@@ -14,5 +14,6 @@
 //
 // The package holds one stack and imports nothing of pfold's but fold,
 // stream, ingest/format, ingest/internal/calltree, ingest/internal/flags
-// (--no-modules, which sample shares) and ingest/internal/vtunecsv.
+// (--no-modules, which sample shares), ingest/internal/lex and
+// ingest/internal/vtunecsv.
 package vtune

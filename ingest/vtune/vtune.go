@@ -9,6 +9,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
 	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/ingest/internal/vtunecsv"
 	"github.com/pfold/pfold/stream"
 )
@@ -40,7 +41,7 @@ type parser struct {
 var backquote = []byte("`")
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = calltree.TrimSpaceRight(line)
+	line = lex.TrimRight(line)
 	depth, ok, err := p.table.Row(p.diag, name, n, line)
 	if !ok {
 		return err

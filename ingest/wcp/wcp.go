@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -34,23 +35,8 @@ type parser struct {
 	bad     bool // its samples line was reported: the stack is skipped
 }
 
-// isSpace is Perl's \s.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-func trim(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 func (p *parser) Line(name string, n int, line []byte) error {
-	t := trim(line)
+	t := lex.Trim(line)
 	if bytes.HasPrefix(t, []byte("Full stacks")) {
 		p.started = true
 		return nil
@@ -67,7 +53,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.samples, p.bad = v, false
 		return nil
 	}
-	if d := digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) {
+	if d := lex.Digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) {
 		if p.full {
 			return nil
 		}
@@ -89,12 +75,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 // samplesLine matches m/^\d+\.\d+% =+ \((\d+) samples\)/ and returns
 // the count.
 func samplesLine(t []byte) ([]byte, bool) {
-	d := digits(t)
+	d := lex.Digits(t)
 	if d == 0 || d == len(t) || t[d] != '.' {
 		return nil, false
 	}
 	t = t[d+1:]
-	d = digits(t)
+	d = lex.Digits(t)
 	if d == 0 || !bytes.HasPrefix(t[d:], []byte("% =")) {
 		return nil, false
 	}
@@ -106,7 +92,7 @@ func samplesLine(t []byte) ([]byte, bool) {
 		return nil, false
 	}
 	t = t[2:]
-	d = digits(t)
+	d = lex.Digits(t)
 	if d == 0 || !bytes.HasPrefix(t[d:], []byte(" samples)")) {
 		return nil, false
 	}
@@ -137,22 +123,13 @@ func (p *parser) End() error {
 	return err
 }
 
-// digits returns how many ASCII digits b starts with.
-func digits(b []byte) int {
-	i := 0
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
 // sniff is Sure on a samples line (" 89.655% ===… (26 samples)")
 // followed by a frame ("1: main   (at x.c:67)"), or on wallClockProfiler's
 // "N stack samples taken" and "Full stacks with at least one sample:".
 func sniff(prefix []byte) format.Score {
 	afterSamples := false
 	for l := range format.Lines(prefix) {
-		t := trim(l)
+		t := lex.Trim(l)
 		if bytes.HasPrefix(t, []byte("Full stacks with at least one sample")) {
 			return format.Sure
 		}
@@ -161,7 +138,7 @@ func sniff(prefix []byte) format.Score {
 			continue
 		}
 		if afterSamples {
-			if d := digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) && bytes.HasSuffix(t, []byte(")")) && bytes.Contains(t, []byte("   (at ")) {
+			if d := lex.Digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) && bytes.HasSuffix(t, []byte(")")) && bytes.Contains(t, []byte("   (at ")) {
 				return format.Sure
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -157,16 +158,7 @@ func (p *parser) push(fn []byte) {
 	if len(p.ends) > 0 {
 		p.stack = append(p.stack, ';')
 	}
-	for {
-		i := bytes.IndexByte(fn, ';')
-		if i < 0 {
-			p.stack = append(p.stack, fn...)
-			break
-		}
-		p.stack = append(p.stack, fn[:i]...)
-		p.stack = append(p.stack, ':')
-		fn = fn[i+1:]
-	}
+	p.stack = lex.AppendFrame(p.stack, fn)
 	p.ends = append(p.ends, len(p.stack))
 }
 
@@ -248,7 +240,7 @@ func parseTime(b []byte) (int64, bool) {
 // function number (empty for assignments), then 0, 1, A or R.
 func isRecord(line []byte) bool {
 	var f [6][]byte
-	if split(line, &f) < 4 || !isDigits(f[0]) || len(f[1]) > 0 && !isDigits(f[1]) {
+	if split(line, &f) < 4 || !lex.IsDigits(f[0]) || len(f[1]) > 0 && !lex.IsDigits(f[1]) {
 		return false
 	}
 	switch string(f[2]) {
@@ -259,15 +251,6 @@ func isRecord(line []byte) bool {
 		return true
 	}
 	return false
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 // sniff is Sure on a "TRACE START [" line followed by a computerized
@@ -282,7 +265,7 @@ func sniff(prefix []byte) format.Score {
 			if t, ok := bytes.CutPrefix(line, []byte("\t\t\t")); ok {
 				var f [6][]byte
 				if split(t, &f) == 2 {
-					if _, ok := parseTime(f[0]); ok && isDigits(f[1]) {
+					if _, ok := parseTime(f[0]); ok && lex.IsDigits(f[1]) {
 						return format.Sure
 					}
 				}
