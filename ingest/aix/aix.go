@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
@@ -30,8 +31,7 @@ type parser struct {
 	diag *stream.Diag
 
 	process []byte
-	frames  [][]byte // leaf first, as read
-	arena   []byte
+	frames  backtrace.Frames // leaf first, as read
 	stack   []byte
 	full    bool // the stack was reported too deep
 }
@@ -88,35 +88,32 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.full {
 		return nil
 	}
-	if len(p.frames) == maxFrames {
+	if p.frames.Len() == maxFrames {
 		p.full = true
 		return p.diag.Malformed(name, n, line, "a thread of more frames than any procstack prints")
 	}
 	// The script builds the stack as a string and starts it anew while
 	// it is false to Perl ("" or "0").
-	if len(p.frames) == 1 && (len(p.frames[0]) == 0 || string(p.frames[0]) == "0") {
-		p.frames, p.arena = p.frames[:0], p.arena[:0]
+	if p.frames.Len() == 1 && (len(p.frames.Frame(0)) == 0 || string(p.frames.Frame(0)) == "0") {
+		p.frames.Reset()
 	}
-	s := len(p.arena)
-	p.arena = append(p.arena, fn...)
-	p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+	p.frames.Add(fn)
 	return nil
 }
 
 // flush counts the pending stack once, under the process's name.
 func (p *parser) flush() error {
-	frames, full := p.frames, p.full
-	p.frames, p.arena, p.full = p.frames[:0], p.arena[:0], false
-	if full || len(frames) == 0 || len(frames) == 1 && len(frames[0]) == 0 {
+	n := p.frames.Len()
+	skip := p.full || n == 0 || n == 1 && len(p.frames.Frame(0)) == 0
+	if !skip {
+		p.stack = p.frames.AppendStack(append(append(p.stack[:0], p.process...), ';'))
+	}
+	p.frames.Reset()
+	p.full = false
+	if skip {
 		return nil
 	}
-	s := append(p.stack[:0], p.process...)
-	for i := len(frames) - 1; i >= 0; i-- {
-		s = append(s, ';')
-		s = append(s, frames[i]...)
-	}
-	p.stack = s
-	return p.emit(s, fold.Int(1))
+	return p.emit(p.stack, fold.Int(1))
 }
 
 func (p *parser) End() error {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
@@ -33,13 +34,12 @@ type parser struct {
 	diag *stream.Diag
 
 	name     string
-	in       bool // inside a map entry's key
-	skip     bool // inside an entry already reported malformed
-	start    int  // the entry's first line
-	indented bool // the key held a stack with frames
-	empty    bool // the key held an empty element (an empty stack)
-	frames   [][]byte
-	arena    []byte
+	in       bool             // inside a map entry's key
+	skip     bool             // inside an entry already reported malformed
+	start    int              // the entry's first line
+	indented bool             // the key held a stack with frames
+	empty    bool             // the key held an empty element (an empty stack)
+	frames   backtrace.Frames // as read: the stack folds them last first
 	stack    []byte
 }
 
@@ -143,13 +143,11 @@ func cutValue(key []byte) (body, value []byte, end bool) {
 }
 
 func (p *parser) addFrame(name string, n int, line, f []byte) error {
-	if len(p.frames) == maxFrames {
+	if p.frames.Len() == maxFrames {
 		p.skip = true
 		return p.diag.Malformed(name, n, line, "a map key of more than "+strconv.Itoa(maxFrames)+" lines")
 	}
-	s := len(p.arena)
-	p.arena = append(p.arena, f...)
-	p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+	p.frames.Add(f)
 	return nil
 }
 
@@ -162,14 +160,8 @@ func (p *parser) flush(value []byte) error {
 	if err != nil {
 		return p.diag.Malformed(p.name, p.start, value, err.Error())
 	}
-	s := p.stack[:0]
-	for i := len(p.frames) - 1; i >= 0; i-- {
-		s = append(s, p.frames[i]...)
-		if i > 0 {
-			s = append(s, ';')
-		}
-	}
-	if len(p.frames) == 0 {
+	s := p.frames.AppendStack(p.stack[:0])
+	if p.frames.Len() == 0 {
 		s = append(s, noStack...)
 	}
 	p.stack = s
@@ -178,7 +170,7 @@ func (p *parser) flush(value []byte) error {
 
 func (p *parser) reset() {
 	p.in, p.skip, p.indented, p.empty = false, false, false, false
-	p.frames, p.arena = p.frames[:0], p.arena[:0]
+	p.frames.Reset()
 }
 
 func (p *parser) End() error {

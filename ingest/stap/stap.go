@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
@@ -28,9 +29,8 @@ type parser struct {
 	diag *stream.Diag
 
 	name   string
-	start  int      // the pending stack's first line
-	frames [][]byte // leaf first, as read
-	arena  []byte
+	start  int              // the pending stack's first line
+	frames backtrace.Frames // leaf first, as read
 	stack  []byte
 	skip   bool // the pending stack was reported too deep
 }
@@ -44,7 +44,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return nil
 	}
 	if lex.IsDigits(t) {
-		if len(p.frames) == 0 && !p.skip {
+		if p.frames.Len() == 0 && !p.skip {
 			return p.diag.Malformed(name, n, line, "a count with no stack before it")
 		}
 		c, err := fold.ParseCount(t)
@@ -57,12 +57,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.skip {
 		return nil
 	}
-	if len(p.frames) == maxFrames {
+	if p.frames.Len() == maxFrames {
 		p.reset()
 		p.skip = true
 		return p.diag.Malformed(name, n, line, "a stack of more frames than any SystemTap prints")
 	}
-	if len(p.frames) == 0 {
+	if p.frames.Len() == 0 {
 		p.name, p.start = name, n
 	}
 	// s/\+[^+]*$//: the offset, size and module go.
@@ -76,9 +76,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(t) == 0 {
 		t = []byte("-")
 	}
-	s := len(p.arena)
-	p.arena = append(p.arena, t...)
-	p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+	p.frames.Add(t)
 	return nil
 }
 
@@ -87,24 +85,18 @@ func (p *parser) flush(c fold.Count) error {
 		p.reset()
 		return nil
 	}
-	s := p.stack[:0]
-	for i := len(p.frames) - 1; i >= 0; i-- {
-		s = append(s, p.frames[i]...)
-		if i > 0 {
-			s = append(s, ';')
-		}
-	}
-	p.stack = s
+	p.stack = p.frames.AppendStack(p.stack[:0])
 	p.reset()
-	return p.emit(s, c)
+	return p.emit(p.stack, c)
 }
 
 func (p *parser) reset() {
-	p.frames, p.arena, p.skip = p.frames[:0], p.arena[:0], false
+	p.frames.Reset()
+	p.skip = false
 }
 
 func (p *parser) End() error {
-	pending := len(p.frames) > 0
+	pending := p.frames.Len() > 0
 	p.reset()
 	if pending {
 		return p.diag.Malformed(p.name, p.start, nil, "a stack with no count after it")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
@@ -26,10 +27,9 @@ type parser struct {
 	emit format.EmitFunc
 	diag *stream.Diag
 
-	started bool       // past "Full stacks"
-	samples fold.Count // the count of the stack being read
-	frames  [][]byte   // innermost first, as read
-	arena   []byte
+	started bool             // past "Full stacks"
+	samples fold.Count       // the count of the stack being read
+	frames  backtrace.Frames // innermost first, as read
 	stack   []byte
 	full    bool // the stack was reported too deep
 	bad     bool // its samples line was reported: the stack is skipped
@@ -57,13 +57,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		if p.full {
 			return nil
 		}
-		if len(p.frames) == maxFrames {
+		if p.frames.Len() == maxFrames {
 			p.full = true
 			return p.diag.Malformed(name, n, line, "a stack deeper than any report holds")
 		}
-		s := len(p.arena)
-		p.arena = append(p.arena, t[d+2:]...)
-		p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+		p.frames.Add(t[d+2:])
 		return nil
 	}
 	if len(t) == 0 {
@@ -101,20 +99,16 @@ func samplesLine(t []byte) ([]byte, bool) {
 
 // flush counts the stack read so far with the last samples line's count.
 func (p *parser) flush() error {
-	frames, full := p.frames, p.full
-	p.frames, p.arena, p.full = p.frames[:0], p.arena[:0], false
-	if len(frames) == 0 || full || p.bad {
+	skip := p.frames.Len() == 0 || p.full || p.bad
+	if !skip {
+		p.stack = p.frames.AppendStack(p.stack[:0])
+	}
+	p.frames.Reset()
+	p.full = false
+	if skip {
 		return nil
 	}
-	s := p.stack[:0]
-	for i := len(frames) - 1; i >= 0; i-- {
-		s = append(s, frames[i]...)
-		if i > 0 {
-			s = append(s, ';')
-		}
-	}
-	p.stack = s
-	return p.emit(s, p.samples)
+	return p.emit(p.stack, p.samples)
 }
 
 func (p *parser) End() error {
