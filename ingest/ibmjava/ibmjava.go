@@ -120,20 +120,9 @@ func (p *parser) flush() error {
 	if !p.hasName && p.frames.Len() == 0 {
 		return nil
 	}
-	s := p.stack[:0]
-	if p.hasName {
-		s = append(s, p.name...)
-		if p.frames.Len() > 0 {
-			s = append(s, ';')
-		}
-	}
-	s = p.frames.AppendStack(s)
-	if len(s) == 0 {
-		s = append(s, '-') // a thread named "" with no frames: "" is no stack
-	}
-	p.stack = s
+	p.stack = javaopts.AppendThread(p.stack[:0], p.name, p.hasName, &p.frames)
 	p.threads++
-	return p.emit(s, fold.Int(1))
+	return p.emit(p.stack, fold.Int(1))
 }
 
 func (p *parser) End() error { return p.flush() }
