@@ -11,7 +11,10 @@
 //     else in testdata, nor of what is no profile.
 //   - Cases: small inputs and what they fold to, malformed lines
 //     counted, a strict fold failing on them.
-//   - FuzzFormat, Benchmark and Repeat: fuzz targets and benchmarks.
+//   - FuzzFormat, Benchmark and Repeat: fuzz targets and benchmarks;
+//     CPURate, a benchmark's throughput by CPU time.
+//   - FoldDoc and CompareOracle: a document parser held to the one it
+//     replaced, in a fuzz target.
 //   - Dir: a format's test data, read (gunzipped) by name.
 package formattest
 
@@ -93,16 +96,21 @@ func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.
 		return Result{}, err
 	}
 	diag.Flush()
+	return Result{Folded: string(appendSums(nil, sums)), Malformed: diag.Count(), Warnings: warn.String()}, nil
+}
+
+// appendSums appends the stacks of sums with their counts, as folded
+// lines sorted by stack.
+func appendSums(dst []byte, sums map[string]fold.Count) []byte {
 	keys := make([]string, 0, len(sums))
 	for k := range sums {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	var out []byte
 	for _, k := range keys {
-		out = fold.AppendLine(out, []byte(k), sums[k])
+		dst = fold.AppendLine(dst, []byte(k), sums[k])
 	}
-	return Result{Folded: string(out), Malformed: diag.Count(), Warnings: warn.String()}, nil
+	return dst
 }
 
 // feed runs f's parser over the inputs: line by line as stream.Reader
