@@ -181,35 +181,11 @@ func largeTrace(b *testing.B) []byte {
 
 // BenchmarkParse is the parser alone on a 64 MB trace (largeTrace), the
 // stacks going nowhere.
-func BenchmarkParse(b *testing.B) {
-	data := largeTrace(b)
-	emit := func([]byte, fold.Count) error { return nil }
-	p, _ := Format.NewDocument(format.MapOptions{}, emit, stream.NewDiag(io.Discard, false))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	defer formattest.CPURate(b, int64(len(data)))()
-	for b.Loop() {
-		if err := p.Read("x", bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkParse(b *testing.B) { formattest.BenchmarkRead(b, Format, nil, largeTrace(b)) }
 
 // BenchmarkParseOracle is BenchmarkParse with the parser this one
 // replaced (encoding/json), for the record.
-func BenchmarkParseOracle(b *testing.B) {
-	data := largeTrace(b)
-	emit := func([]byte, fold.Count) error { return nil }
-	p, _ := refFormat.NewDocument(format.MapOptions{}, emit, stream.NewDiag(io.Discard, false))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	defer formattest.CPURate(b, int64(len(data)))()
-	for b.Loop() {
-		if err := p.Read("x", bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkParseOracle(b *testing.B) { formattest.BenchmarkRead(b, refFormat, nil, largeTrace(b)) }
 
 // FuzzOracle folds any input with the parser and with the one it
 // replaced (encoding/json's Decoder, oracle_test.go): where the old one

@@ -372,19 +372,7 @@ func benchInput(b *testing.B) []byte {
 }
 
 func BenchmarkCPUProfile(b *testing.B) {
-	data := benchInput(b)
-	for _, weight := range []string{"samples", "time"} {
-		b.Run(weight, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			defer formattest.CPURate(b, int64(len(data)))()
-			for b.Loop() {
-				if _, err := formattest.Fold(Format, format.MapOptions{"weight": weight}, formattest.Input{Name: "x", Data: data}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchFold(b, Format)
 }
 
 // FuzzOracle folds any input with the parser and with the one it
@@ -407,6 +395,12 @@ func FuzzOracle(f *testing.F) {
 // BenchmarkCPUProfileOracle is BenchmarkCPUProfile with the parser this
 // one replaced (encoding/json), for the record.
 func BenchmarkCPUProfileOracle(b *testing.B) {
+	benchFold(b, refFormat)
+}
+
+// benchFold folds benchInput with f, by samples and by time, as pfold's
+// tests fold (formattest.Fold: the stacks summed and sorted).
+func benchFold(b *testing.B, f format.Format) {
 	data := benchInput(b)
 	for _, weight := range []string{"samples", "time"} {
 		b.Run(weight, func(b *testing.B) {
@@ -414,7 +408,7 @@ func BenchmarkCPUProfileOracle(b *testing.B) {
 			b.ReportAllocs()
 			defer formattest.CPURate(b, int64(len(data)))()
 			for b.Loop() {
-				if _, err := formattest.Fold(refFormat, format.MapOptions{"weight": weight}, formattest.Input{Name: "x", Data: data}); err != nil {
+				if _, err := formattest.Fold(f, format.MapOptions{"weight": weight}, formattest.Input{Name: "x", Data: data}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -380,16 +380,7 @@ func FuzzPprof(f *testing.F) {
 // BenchmarkPprof folds the go test -cpuprofile recording (its protobuf,
 // un-gzipped as the core hands it over).
 func BenchmarkPprof(b *testing.B) {
-	data := dir.Read(b, "gotest-stream.pb.gz")
-	p, _ := Format.NewDocument(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	defer formattest.CPURate(b, int64(len(data)))()
-	for b.Loop() {
-		if err := p.Read("x", bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	formattest.BenchmarkRead(b, Format, nil, dir.Read(b, "gotest-stream.pb.gz"))
 }
 
 // largeProfile is a long recording: the profile in name (un-gzipped)
@@ -485,6 +476,14 @@ func BenchmarkPprofLarge(b *testing.B) { benchLarge(b, false) }
 func BenchmarkPprofLargeSlow(b *testing.B) { benchLarge(b, true) }
 
 func benchLarge(b *testing.B, slowOnly bool) {
+	f := Format
+	f.NewDocument = func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
+		p, err := Format.NewDocument(opts, emit, diag)
+		if err == nil {
+			p.(*parser).slowOnly = slowOnly
+		}
+		return p, err
+	}
 	for _, name := range []string{"gotest-stream", "export-shape"} {
 		for _, copies := range []bool{false, true} {
 			shape := "samples"
@@ -492,17 +491,7 @@ func benchLarge(b *testing.B, slowOnly bool) {
 				shape = "copies"
 			}
 			b.Run(name+"/"+shape, func(b *testing.B) {
-				data := largeProfile(b, name+".pb.gz", 64<<20, copies)
-				p, _ := Format.NewDocument(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
-				p.(*parser).slowOnly = slowOnly
-				b.SetBytes(int64(len(data)))
-				b.ReportAllocs()
-				defer formattest.CPURate(b, int64(len(data)))()
-				for b.Loop() {
-					if err := p.Read("x", bytes.NewReader(data)); err != nil {
-						b.Fatal(err)
-					}
-				}
+				formattest.BenchmarkRead(b, f, nil, largeProfile(b, name+".pb.gz", 64<<20, copies))
 			})
 		}
 	}

@@ -190,26 +190,12 @@ func largeExport(b *testing.B) []byte {
 	return buf.Bytes()
 }
 
-func benchParse(b *testing.B, f format.Format, data []byte) {
-	emit := func([]byte, fold.Count) error { return nil }
-	diag := stream.NewDiag(io.Discard, false)
-	p, _ := f.NewDocument(format.MapOptions{}, emit, diag)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	defer formattest.CPURate(b, int64(len(data)))()
-	for b.Loop() {
-		if err := p.Read("x", bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // BenchmarkParse is the parser alone on a 64 MB export (largeExport).
-func BenchmarkParse(b *testing.B) { benchParse(b, Format, largeExport(b)) }
+func BenchmarkParse(b *testing.B) { formattest.BenchmarkRead(b, Format, nil, largeExport(b)) }
 
 // BenchmarkParseOracle is BenchmarkParse with the parser this one
 // replaced (encoding/xml), for the record.
-func BenchmarkParseOracle(b *testing.B) { benchParse(b, refFormat, largeExport(b)) }
+func BenchmarkParseOracle(b *testing.B) { formattest.BenchmarkRead(b, refFormat, nil, largeExport(b)) }
 
 // TestLimit: a tag longer than the scanner holds stops the reading with
 // a message at its line and offset; the rows before it are folded.

@@ -11,7 +11,8 @@
 //     else in testdata, nor of what is no profile.
 //   - Cases: small inputs and what they fold to, malformed lines
 //     counted, a strict fold failing on them.
-//   - FuzzFormat, Benchmark and Repeat: fuzz targets and benchmarks;
+//   - FuzzFormat, Benchmark, BenchmarkRead and Repeat: fuzz targets and
+//     benchmarks;
 //     CPURate, a benchmark's throughput by CPU time.
 //   - FoldDoc and CompareOracle: a document parser held to the one it
 //     replaced, in a fuzz target.
@@ -20,6 +21,7 @@ package formattest
 
 import (
 	"bytes"
+	"io"
 	"slices"
 	"testing"
 
@@ -192,6 +194,29 @@ func Fuzz(t *testing.T, f format.Format, data []byte) {
 		}
 		if _, _, err := fold.ParseLine(bytes.TrimSuffix(l, []byte("\n"))); err != nil {
 			t.Fatalf("emitted line %q does not parse back: %v", l, err)
+		}
+	}
+}
+
+// BenchmarkRead times one document parser of f reading data again and
+// again, its buffers kept from one input to the next as pfold's are, the
+// stacks going nowhere. It reports bytes, allocations and the throughput
+// by CPU time (CPURate).
+func BenchmarkRead(b *testing.B, f format.Format, opts format.Options, data []byte) {
+	b.Helper()
+	if opts == nil {
+		opts = format.MapOptions{}
+	}
+	p, err := f.NewDocument(opts, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	defer CPURate(b, int64(len(data)))()
+	for b.Loop() {
+		if err := p.Read("x", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
