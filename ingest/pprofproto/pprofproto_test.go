@@ -22,6 +22,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
 	"github.com/pfold/pfold/ingest/goraw"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/pprof"
 	"github.com/pfold/pfold/stream"
 )
@@ -56,18 +57,7 @@ func (c collector) emit(stack []byte, n fold.Count) error {
 	return err
 }
 
-func (c collector) String() string {
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var out []byte
-	for _, k := range keys {
-		out = fold.AppendLine(out, []byte(k), c[k])
-	}
-	return string(out)
-}
+func (c collector) String() string { return stacktest.Folded(c) }
 
 // run folds one protobuf with --sample-index index ("" for none).
 func run(t testing.TB, data []byte, index string) (string, error) {
@@ -241,7 +231,6 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := pprof.New(pprof.Options{SampleType: "cpu", SampleUnit: "nanoseconds"})
-		want := collector{}
 		for line := range bytes.Lines(data) {
 			stack, c, err := fold.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
 			if err != nil {
@@ -250,7 +239,6 @@ func TestRoundTrip(t *testing.T) {
 			if err := b.Add(stack, c); err != nil {
 				t.Fatal(err)
 			}
-			want.emit(stack, c)
 		}
 		var buf bytes.Buffer
 		if _, err := b.WriteTo(&buf); err != nil {
@@ -264,7 +252,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != want.String() {
+		if got != stacktest.Aggregate(t, data) {
 			t.Errorf("%s: the round trip through ppprof changed the stacks", filepath.Base(f))
 		}
 	}

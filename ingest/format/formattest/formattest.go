@@ -22,11 +22,11 @@ package formattest
 import (
 	"bytes"
 	"io"
-	"slices"
 	"testing"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -98,21 +98,7 @@ func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.
 		return Result{}, err
 	}
 	diag.Flush()
-	return Result{Folded: string(appendSums(nil, sums)), Malformed: diag.Count(), Warnings: warn.String()}, nil
-}
-
-// appendSums appends the stacks of sums with their counts, as folded
-// lines sorted by stack.
-func appendSums(dst []byte, sums map[string]fold.Count) []byte {
-	keys := make([]string, 0, len(sums))
-	for k := range sums {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		dst = fold.AppendLine(dst, []byte(k), sums[k])
-	}
-	return dst
+	return Result{Folded: stacktest.Folded(sums), Malformed: diag.Count(), Warnings: warn.String()}, nil
 }
 
 // feed runs f's parser over the inputs: line by line as stream.Reader

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -45,7 +46,7 @@ func FoldDoc(f format.Format, opts format.Options, data []byte, wrap func(io.Rea
 	}
 	err = p.Read("fuzz", wrap(bytes.NewReader(data)))
 	diag.Flush()
-	return DocRun{Folded: string(appendSums(nil, sums)), Warnings: warn.String(), Malformed: diag.Count(), Stats: p.(format.Stater).Stats(), Err: err}
+	return DocRun{Folded: stacktest.Folded(sums), Warnings: warn.String(), Malformed: diag.Count(), Stats: p.(format.Stater).Stats(), Err: err}
 }
 
 // CompareOracle is the body of a fuzz target that holds a document
