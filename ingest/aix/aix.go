@@ -37,7 +37,7 @@ type parser struct {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	line = lex.TrimCR(line)
 	if d := lex.Digits(line); d > 0 && d < len(line) && line[d] == ':' {
 		if err := p.flush(); err != nil {
 			return err

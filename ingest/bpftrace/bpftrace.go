@@ -63,9 +63,7 @@ func entryStart(line []byte) ([]byte, bool) {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
+	line = lex.TrimCR(line)
 	if key, ok := entryStart(line); ok {
 		if p.in && !p.skip {
 			if err := p.diag.Malformed(p.name, p.start, nil, "a map entry with no value after its key"); err != nil {

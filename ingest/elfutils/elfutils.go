@@ -36,9 +36,7 @@ type parser struct {
 var unknown = []byte("[unknown]")
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if len(line) == 0 {
 		return nil
 	}

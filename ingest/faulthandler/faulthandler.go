@@ -34,9 +34,7 @@ type parser struct {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if !bytes.HasPrefix(line, framePrefix) {
 		// Headers, blank lines, "Timeout (…)!", "  ...", "  <no Python
 		// frame>": the traceback being read, if any, is complete.
@@ -94,7 +92,7 @@ func (p *parser) End() error { return p.flush() }
 // header reports whether line opens a traceback: "Thread 0x…",
 // "Current thread 0x…" or "Stack", then " (most recent call first):".
 func header(line []byte) bool {
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	line = lex.TrimCR(line)
 	rest, ok := bytes.CutSuffix(line, []byte(" (most recent call first):"))
 	if !ok {
 		return false

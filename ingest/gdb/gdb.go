@@ -35,9 +35,7 @@ var (
 )
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if len(line) == 0 {
 		return p.flush()
 	}

@@ -93,9 +93,7 @@ func (p *parser) reset() {
 func (p *parser) Line(name string, n int, line []byte) error {
 	p.name = name
 	p.lines++
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if len(line) > 0 && line[0] == '#' {
 		return nil // stackcollapse-go.pl skips comment lines anywhere
 	}

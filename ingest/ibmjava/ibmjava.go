@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/javaopts"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -53,9 +54,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(line) > 0 && line[0] == '#' {
 		return nil
 	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	switch {
 	case bytes.HasPrefix(line, nativeStack):
 		return p.flush()

@@ -59,9 +59,7 @@ type parser struct {
 var atPrefix = []byte("at ")
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	rest := lex.TrimLeft(line)
 	if bytes.HasPrefix(rest, atPrefix) {
 		f := rest[len(atPrefix):]
@@ -266,7 +264,7 @@ func sniff(prefix []byte) format.Score {
 	found := false
 	for line := range bytes.Lines(prefix) { // the last one too, even cut short
 		line = bytes.TrimSuffix(line, []byte("\n"))
-		line = bytes.TrimSuffix(line, []byte("\r"))
+		line = lex.TrimCR(line)
 		if bytes.Contains(line, []byte("java.lang.Thread.State: ")) || bytes.HasPrefix(line, []byte("Full thread dump ")) {
 			return format.No
 		}

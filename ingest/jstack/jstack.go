@@ -60,9 +60,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(line) > 0 && line[0] == '#' {
 		return nil // the script skips comment lines
 	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	rest := lex.TrimLeft(line)
 	if len(rest) == 0 {
 		return p.endThread()

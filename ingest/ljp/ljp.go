@@ -45,9 +45,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.done {
 		return nil
 	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	var stripped []byte
 	stripped, p.scratch = stripLocation(line, p.scratch)
 	p.fields = fields(p.fields[:0], stripped)

@@ -151,7 +151,7 @@ var (
 )
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	line = lex.TrimCR(line)
 	comment := len(line) > 0 && line[0] == '#'
 	sched := !comment && bytes.Contains(line, markSched)
 	spaced := len(line) > 0 && lex.IsSpace(line[0])

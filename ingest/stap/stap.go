@@ -36,9 +36,7 @@ type parser struct {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
+	line = lex.TrimCR(line)
 	t := lex.TrimLeft(line)
 	if len(t) == 0 {
 		return nil

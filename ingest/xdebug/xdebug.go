@@ -51,9 +51,7 @@ var (
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	p.name, p.lastN = name, n
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if !p.inside {
 		if bytes.HasPrefix(line, traceStart) {
 			p.inside, p.seen = true, true

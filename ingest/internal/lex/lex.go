@@ -12,6 +12,14 @@ package lex
 
 import "bytes"
 
+// TrimCR returns line without the '\r' that ends it in a CRLF file.
+func TrimCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
+}
+
 // IsSpace reports whether c is ASCII white space (' ', '\t', '\n',
 // '\v', '\f', '\r').
 func IsSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }

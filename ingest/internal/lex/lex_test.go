@@ -71,3 +71,11 @@ func TestAppendFrame(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimCR(t *testing.T) {
+	for in, want := range map[string]string{"": "", "\r": "", "a\r": "a", "a\r\r": "a\r", "a": "a", "\ra": "\ra"} {
+		if got := string(TrimCR([]byte(in))); got != want {
+			t.Errorf("TrimCR(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
