@@ -5,6 +5,8 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -29,15 +31,14 @@ type parser struct {
 	diag *stream.Diag
 
 	process []byte
-	frames  [][]byte // leaf first, as read
-	arena   []byte
+	frames  backtrace.Frames // leaf first, as read
 	stack   []byte
 	full    bool // the stack was reported too deep
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	if d := digits(line); d > 0 && d < len(line) && line[d] == ':' {
+	line = lex.TrimCR(line)
+	if d := lex.Digits(line); d > 0 && d < len(line) && line[d] == ':' {
 		if err := p.flush(); err != nil {
 			return err
 		}
@@ -52,14 +53,14 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 		return nil
 	}
-	if bytes.HasPrefix(line, tidMark) && digits(line[len(tidMark):]) > 0 {
+	if bytes.HasPrefix(line, tidMark) && lex.Digits(line[len(tidMark):]) > 0 {
 		return p.flush()
 	}
 	if !bytes.HasPrefix(line, []byte("0x")) {
 		return nil
 	}
 	i := 2
-	for i < len(line) && (line[i] >= '0' && line[i] <= '9' || line[i] >= 'a' && line[i] <= 'f') {
+	for i < len(line) && lex.IsLowerHex(line[i]) {
 		i++
 	}
 	addr := line[:i]
@@ -87,35 +88,32 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.full {
 		return nil
 	}
-	if len(p.frames) == maxFrames {
+	if p.frames.Len() == maxFrames {
 		p.full = true
 		return p.diag.Malformed(name, n, line, "a thread of more frames than any procstack prints")
 	}
 	// The script builds the stack as a string and starts it anew while
 	// it is false to Perl ("" or "0").
-	if len(p.frames) == 1 && (len(p.frames[0]) == 0 || string(p.frames[0]) == "0") {
-		p.frames, p.arena = p.frames[:0], p.arena[:0]
+	if p.frames.Len() == 1 && (len(p.frames.Frame(0)) == 0 || string(p.frames.Frame(0)) == "0") {
+		p.frames.Reset()
 	}
-	s := len(p.arena)
-	p.arena = append(p.arena, fn...)
-	p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+	p.frames.Add(fn)
 	return nil
 }
 
 // flush counts the pending stack once, under the process's name.
 func (p *parser) flush() error {
-	frames, full := p.frames, p.full
-	p.frames, p.arena, p.full = p.frames[:0], p.arena[:0], false
-	if full || len(frames) == 0 || len(frames) == 1 && len(frames[0]) == 0 {
+	n := p.frames.Len()
+	skip := p.full || n == 0 || n == 1 && len(p.frames.Frame(0)) == 0
+	if !skip {
+		p.stack = p.frames.AppendStack(append(append(p.stack[:0], p.process...), ';'))
+	}
+	p.frames.Reset()
+	p.full = false
+	if skip {
 		return nil
 	}
-	s := append(p.stack[:0], p.process...)
-	for i := len(frames) - 1; i >= 0; i-- {
-		s = append(s, ';')
-		s = append(s, frames[i]...)
-	}
-	p.stack = s
-	return p.emit(s, fold.Int(1))
+	return p.emit(p.stack, fold.Int(1))
 }
 
 func (p *parser) End() error {
@@ -124,35 +122,21 @@ func (p *parser) End() error {
 	return err
 }
 
-// digits returns how many ASCII digits b starts with.
-func digits(b []byte) int {
-	i := 0
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
 // sniff is Sure when the input starts with a "PID: command" line and
 // every line is one, a "---------- tid# N" line or a frame
 // "0xADDR  name…", with at least one thread and one frame.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	seen, tids, frames := false, 0, 0
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
+	for l := range format.Lines(prefix) {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
-		switch d := digits(l); {
+		switch d := lex.Digits(l); {
 		case d > 0 && bytes.HasPrefix(l[d:], []byte(": ")) && len(l) > d+2 && l[d+2] != ' ':
 			seen = true
 		case !seen:
 			return format.No
-		case bytes.HasPrefix(l, tidMark) && digits(l[len(tidMark):]) > 0:
+		case bytes.HasPrefix(l, tidMark) && lex.Digits(l[len(tidMark):]) > 0:
 			tids++
 		case isFrame(l):
 			frames++
@@ -172,7 +156,7 @@ func isFrame(l []byte) bool {
 		return false
 	}
 	i := 2
-	for i < len(l) && (l[i] >= '0' && l[i] <= '9' || l[i] >= 'a' && l[i] <= 'f') {
+	for i < len(l) && lex.IsLowerHex(l[i]) {
 		i++
 	}
 	j := i

@@ -11,5 +11,6 @@
 // name); pfold takes the name.
 //
 // The parser holds one stack at a time. It imports only fold, stream,
-// ingest/format and the standard library.
+// ingest/format, ingest/internal/backtrace, ingest/internal/lex and the
+// standard library.
 package aix

@@ -6,6 +6,8 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -32,13 +34,12 @@ type parser struct {
 	diag *stream.Diag
 
 	name     string
-	in       bool // inside a map entry's key
-	skip     bool // inside an entry already reported malformed
-	start    int  // the entry's first line
-	indented bool // the key held a stack with frames
-	empty    bool // the key held an empty element (an empty stack)
-	frames   [][]byte
-	arena    []byte
+	in       bool             // inside a map entry's key
+	skip     bool             // inside an entry already reported malformed
+	start    int              // the entry's first line
+	indented bool             // the key held a stack with frames
+	empty    bool             // the key held an empty element (an empty stack)
+	frames   backtrace.Frames // as read: the stack folds them last first
 	stack    []byte
 }
 
@@ -62,9 +63,7 @@ func entryStart(line []byte) ([]byte, bool) {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
+	line = lex.TrimCR(line)
 	if key, ok := entryStart(line); ok {
 		if p.in && !p.skip {
 			if err := p.diag.Malformed(p.name, p.start, nil, "a map entry with no value after its key"); err != nil {
@@ -81,7 +80,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.skip {
 		return nil
 	}
-	f := trimLeft(line)
+	f := lex.TrimLeft(line)
 	if len(f) == 0 {
 		return p.diag.Malformed(name, n, line, "a blank line inside a map key")
 	}
@@ -135,20 +134,18 @@ func cutValue(key []byte) (body, value []byte, end bool) {
 		return key, nil, false
 	}
 	v := key[i+3:]
-	if len(v) == 0 || !isDigits(v) {
+	if len(v) == 0 || !lex.IsDigits(v) {
 		return key[:i], nil, true
 	}
 	return key[:i], v, true
 }
 
 func (p *parser) addFrame(name string, n int, line, f []byte) error {
-	if len(p.frames) == maxFrames {
+	if p.frames.Len() == maxFrames {
 		p.skip = true
 		return p.diag.Malformed(name, n, line, "a map key of more than "+strconv.Itoa(maxFrames)+" lines")
 	}
-	s := len(p.arena)
-	p.arena = append(p.arena, f...)
-	p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+	p.frames.Add(f)
 	return nil
 }
 
@@ -161,14 +158,8 @@ func (p *parser) flush(value []byte) error {
 	if err != nil {
 		return p.diag.Malformed(p.name, p.start, value, err.Error())
 	}
-	s := p.stack[:0]
-	for i := len(p.frames) - 1; i >= 0; i-- {
-		s = append(s, p.frames[i]...)
-		if i > 0 {
-			s = append(s, ';')
-		}
-	}
-	if len(p.frames) == 0 {
+	s := p.frames.AppendStack(p.stack[:0])
+	if p.frames.Len() == 0 {
 		s = append(s, noStack...)
 	}
 	p.stack = s
@@ -177,7 +168,7 @@ func (p *parser) flush(value []byte) error {
 
 func (p *parser) reset() {
 	p.in, p.skip, p.indented, p.empty = false, false, false, false
-	p.frames, p.arena = p.frames[:0], p.arena[:0]
+	p.frames.Reset()
 }
 
 func (p *parser) End() error {
@@ -189,34 +180,12 @@ func (p *parser) End() error {
 	return nil
 }
 
-// trimLeft is Perl's s/^\s+//.
-func trimLeft(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r' || b[0] == '\f' || b[0] == '\v') {
-		b = b[1:]
-	}
-	return b
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 // sniff is Sure on a whole map entry whose key holds a stack: "@name["
 // alone on its line, indented frames, and a line ending "]: VALUE"; or
 // "@name[…]: COUNT" on one line with an empty element ("@[, comm]: 5").
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	in, frames := false, 0
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
+	for l := range format.Lines(prefix) {
 		if key, ok := entryStart(l); ok {
 			body, value, end := cutValue(key)
 			if end {

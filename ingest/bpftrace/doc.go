@@ -15,5 +15,6 @@
 // not stacks and are passed over, as the script passes over them.
 //
 // The parser holds one map entry at a time. It imports only fold, stream,
-// ingest/format and the standard library.
+// ingest/format, ingest/internal/backtrace, ingest/internal/lex and the
+// standard library.
 package bpftrace

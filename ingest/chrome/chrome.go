@@ -14,6 +14,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/jsonscan"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -74,26 +75,17 @@ func (p *parser) reset(name string) {
 	p.events = p.events[:0]
 }
 
-// docError is a document that cannot be read on: not JSON, not a trace,
-// cut short.
-type docError struct {
-	off int64
-	why string
-}
-
-func (e *docError) Error() string { return e.why }
-
 func (p *parser) Read(name string, r io.Reader) error {
 	p.reset(name)
 	if p.sc == nil {
-		p.sc = jsonscan.New(skipBOM(r), p.limit)
+		p.sc = jsonscan.New(jsonscan.SkipBOM(r), p.limit)
 	} else {
-		p.sc.Reset(skipBOM(r), p.limit)
+		p.sc.Reset(jsonscan.SkipBOM(r), p.limit)
 	}
 	err := p.read(p.sc)
-	var de *docError
+	var de *jsonscan.DocError
 	if errors.As(err, &de) {
-		if err := p.malformed(de.off, de.why); err != nil {
+		if err := p.malformed(de.Offset, de.Why); err != nil {
 			return err
 		}
 		// Fold the events read before the fault.
@@ -112,23 +104,23 @@ func (p *parser) Read(name string, r io.Reader) error {
 func (p *parser) read(sc *jsonscan.Scanner) error {
 	k, _, err := sc.Token()
 	if err != nil {
-		return jsonError(sc, err, "a trace")
+		return sc.Describe(err, "a trace")
 	}
 	switch k {
 	case jsonscan.ArrayStart:
 		return p.readEvents(sc, true)
 	case jsonscan.ObjectStart:
 	default:
-		return &docError{0, "not a trace: want {\"traceEvents\":[…]} or an array of events"}
+		return &jsonscan.DocError{Offset: 0, Why: "not a trace: want {\"traceEvents\":[…]} or an array of events"}
 	}
 	found := false
 	for sc.More() {
 		_, key, err := sc.Token()
 		if err != nil {
-			return jsonError(sc, err, "a key")
+			return sc.Describe(err, "a key")
 		}
-		if string(unquoteKey(key)) != "traceEvents" {
-			if err := skip(sc); err != nil {
+		if string(jsonscan.UnquoteKey(key)) != "traceEvents" {
+			if err := sc.Describe(sc.Skip(), "a value"); err != nil {
 				return err
 			}
 			continue
@@ -136,11 +128,11 @@ func (p *parser) read(sc *jsonscan.Scanner) error {
 		found = true
 		k, _, err := sc.Token()
 		if err != nil {
-			return jsonError(sc, err, "traceEvents")
+			return sc.Describe(err, "traceEvents")
 		}
 		if k != jsonscan.ArrayStart {
 			if k == jsonscan.ObjectStart {
-				if err := skipRest(sc); err != nil {
+				if err := sc.Describe(sc.SkipRest(), "a value"); err != nil {
 					return err
 				}
 			}
@@ -154,7 +146,7 @@ func (p *parser) read(sc *jsonscan.Scanner) error {
 		}
 	}
 	if _, _, err := sc.Token(); err != nil {
-		return jsonError(sc, err, "the end of the trace")
+		return sc.Describe(err, "the end of the trace")
 	}
 	if !found {
 		return p.malformed(-1, "no \"traceEvents\": not a Chrome trace")
@@ -174,7 +166,7 @@ func (p *parser) readEvents(sc *jsonscan.Scanner, bare bool) error {
 			if bare && err == io.EOF {
 				return nil
 			}
-			return jsonError(sc, err, "an event")
+			return sc.Describe(err, "an event")
 		}
 		if err := p.ev.read(raw, members); err != nil {
 			return err
@@ -184,7 +176,7 @@ func (p *parser) readEvents(sc *jsonscan.Scanner, bare bool) error {
 		if bare && err == io.EOF {
 			return nil
 		}
-		return jsonError(sc, err, "the events")
+		return sc.Describe(err, "the events")
 	}
 	return nil
 }
@@ -212,7 +204,7 @@ func (e *rawEvent) read(b []byte, members []jsonscan.Member) error {
 	}
 	for _, m := range members {
 		val := b[m.ValStart:m.ValEnd]
-		switch string(unquoteKey(b[m.KeyStart:m.KeyEnd])) {
+		switch string(jsonscan.UnquoteKey(b[m.KeyStart:m.KeyEnd])) {
 		case "ph":
 			e.ph = val
 		case "name":
@@ -235,14 +227,14 @@ func (p *parser) event(e *rawEvent) error {
 	if e.ph == nil {
 		return p.malformed(e.off, "an event without \"ph\"")
 	}
-	if string(e.ph) != `"X"` && (!isString(e.ph) || unquote(e.ph) != "X") {
+	if string(e.ph) != `"X"` && (!jsonscan.IsString(e.ph) || jsonscan.Unquote(e.ph) != "X") {
 		return nil
 	}
 	if e.dur == nil {
 		p.noDur++ // as the script, which skips them
 		return nil
 	}
-	if e.name == nil || !isString(e.name) {
+	if e.name == nil || !jsonscan.IsString(e.name) {
 		return p.malformed(e.off, "a complete event without a \"name\" string")
 	}
 	ts, ok := number(e.ts)
@@ -279,7 +271,7 @@ func (p *parser) intern(raw []byte) int32 {
 	}
 	i := int32(len(p.frames))
 	p.names[string(raw)] = i
-	p.frames = append(p.frames, frameName(unquote(raw)))
+	p.frames = append(p.frames, frameName(jsonscan.Unquote(raw)))
 	return i
 }
 
@@ -289,16 +281,7 @@ func frameName(s string) string {
 	if s == "" {
 		return "-"
 	}
-	b := []byte(s)
-	for i, c := range b {
-		switch c {
-		case ';':
-			b[i] = ':'
-		case '\n', '\r':
-			b[i] = ' '
-		}
-	}
-	return string(b)
+	return string(lex.AppendFrameLine(nil, s))
 }
 
 // fold nests one thread's events by time and emits each stack with its
@@ -369,27 +352,6 @@ func (p *parser) Stats() string {
 	return s
 }
 
-func isString(v []byte) bool { return len(v) >= 2 && v[0] == '"' }
-
-// unquote returns the string a JSON string literal stands for.
-func unquote(v []byte) string {
-	if bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1])
-	}
-	var s string
-	json.Unmarshal(v, &s)
-	return s
-}
-
-// unquoteKey returns a key's text without its quotes, unescaped when it
-// has escapes.
-func unquoteKey(k []byte) []byte {
-	if bytes.IndexByte(k, '\\') < 0 {
-		return k[1 : len(k)-1]
-	}
-	return []byte(unquote(k))
-}
-
 // number parses a JSON number (not a string, as the script's float() would
 // also take).
 func number(v []byte) (float64, bool) {
@@ -427,8 +389,8 @@ func appendID(dst, v []byte) []byte {
 	if plainInt(v) {
 		return append(dst, v...) // what strconv.AppendInt would write
 	}
-	if isString(v) {
-		s := unquote(v)
+	if jsonscan.IsString(v) {
+		s := jsonscan.Unquote(v)
 		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
 			v = []byte(s)
 		} else {
@@ -459,68 +421,17 @@ func plainInt(v []byte) bool {
 	return true
 }
 
-// jsonError turns a scanner error into a docError at its offset.
-func jsonError(sc *jsonscan.Scanner, err error, what string) error {
-	var se *jsonscan.SyntaxError
-	var te *jsonscan.TypeError
-	var le *jsonscan.LimitError
-	switch {
-	case errors.As(err, &se):
-		return &docError{se.Offset, "not JSON: " + se.Error()}
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return &docError{sc.InputOffset(), "the JSON ends before " + what + " does (cut short?)"}
-	case errors.As(err, &te):
-		return &docError{sc.InputOffset(), what + ": " + err.Error()}
-	case errors.As(err, &le):
-		return &docError{le.Offset, fmt.Sprintf("%s longer than %d bytes: not read", what, le.Limit)}
-	}
-	return err
-}
-
-// skip reads past the next value, checking it.
-func skip(sc *jsonscan.Scanner) error {
-	if err := sc.Skip(); err != nil {
-		return jsonError(sc, err, "a value")
-	}
-	return nil
-}
-
-// skipRest reads to the end of the object or array just opened.
-func skipRest(sc *jsonscan.Scanner) error {
-	for sc.More() {
-		if err := skip(sc); err != nil {
-			return err
-		}
-	}
-	if _, _, err := sc.Token(); err != nil {
-		return jsonError(sc, err, "a value")
-	}
-	return nil
-}
-
 // discard takes any JSON value and keeps nothing.
 type discard struct{}
 
 func (discard) UnmarshalJSON([]byte) error { return nil }
-
-var bom = []byte("\xef\xbb\xbf")
-
-// skipBOM drops a UTF-8 byte order mark, which encoding/json refuses.
-func skipBOM(r io.Reader) io.Reader {
-	var head [3]byte
-	n, _ := io.ReadFull(r, head[:]) // r gives its error again
-	if n == 3 && head == [3]byte(bom) {
-		return r
-	}
-	return io.MultiReader(bytes.NewReader(head[:n]), r)
-}
 
 // sniff is Sure on a JSON object with a "traceEvents" array whose first
 // event has a "ph" (or that is empty), and on a JSON array whose first
 // element is an event: an object with "ph" and one of "ts", "pid", "tid",
 // "name".
 func sniff(prefix []byte) format.Score {
-	prefix = bytes.TrimPrefix(prefix, bom)
+	prefix = bytes.TrimPrefix(prefix, []byte(jsonscan.BOM))
 	dec := json.NewDecoder(bytes.NewReader(prefix))
 	t, err := dec.Token()
 	if err != nil {

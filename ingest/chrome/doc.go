@@ -44,6 +44,6 @@
 // size.
 //
 // This package imports only fold, stream, ingest/format,
-// ingest/internal/jsonscan and the standard library; it must import
+// ingest/internal/jsonscan, ingest/internal/lex and the standard library; it must import
 // nothing else of pfold's.
 package chrome

@@ -14,6 +14,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/jsonscan"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -121,7 +122,7 @@ func (jn *jsonNode) read(b []byte, members []jsonscan.Member) error {
 	for _, m := range members {
 		key, val := b[m.KeyStart:m.KeyEnd], b[m.ValStart:m.ValEnd]
 		var ok bool
-		switch string(unquoteKey(key)) {
+		switch string(jsonscan.UnquoteKey(key)) {
 		case "id":
 			if jn.ID, _, ok = parseInt(val, 0); !ok {
 				bad, jn.ID = "its id is not an integer", none
@@ -145,19 +146,19 @@ func (jn *jsonNode) read(b []byte, members []jsonscan.Member) error {
 				break
 			}
 			scanObject(val, func(key, val []byte) {
-				switch k := string(unquoteKey(key)); k {
+				switch k := string(jsonscan.UnquoteKey(key)); k {
 				case "functionName", "url":
 					if string(val) == "null" {
 						break
 					}
-					if !isString(val) {
+					if !jsonscan.IsString(val) {
 						bad = "its callFrame has a name or url that is not a string"
 						break
 					}
 					if k == "functionName" {
-						jn.FunctionName = unquote(val)
+						jn.FunctionName = jsonscan.Unquote(val)
 					} else {
-						jn.URL = unquote(val)
+						jn.URL = jsonscan.Unquote(val)
 					}
 				case "lineNumber", "columnNumber":
 					if string(val) == "null" {
@@ -217,27 +218,18 @@ func (p *parser) reset(name string) {
 	p.samples = 0
 }
 
-// docError is a document that cannot be read on: not JSON, not an
-// object, cut short.
-type docError struct {
-	off int64
-	why string
-}
-
-func (e *docError) Error() string { return e.why }
-
 func (p *parser) Read(name string, r io.Reader) error {
 	p.reset(name)
 	if p.sc == nil {
-		p.sc = jsonscan.New(skipBOM(r), p.limit)
+		p.sc = jsonscan.New(jsonscan.SkipBOM(r), p.limit)
 	} else {
-		p.sc.Reset(skipBOM(r), p.limit)
+		p.sc.Reset(jsonscan.SkipBOM(r), p.limit)
 	}
 	err := p.read(p.sc)
-	var de *docError
+	var de *jsonscan.DocError
 	if errors.As(err, &de) {
 		p.reported = true
-		if err := p.diag.Malformed(name, 0, nil, fmt.Sprintf("at byte %d: %s", de.off, de.why)); err != nil {
+		if err := p.diag.Malformed(name, 0, nil, fmt.Sprintf("at byte %d: %s", de.Offset, de.Why)); err != nil {
 			return err
 		}
 		// Fold what was read before the fault.
@@ -250,17 +242,17 @@ func (p *parser) Read(name string, r io.Reader) error {
 func (p *parser) read(sc *jsonscan.Scanner) error {
 	k, _, err := sc.Token()
 	if err != nil {
-		return jsonError(sc, err, "a V8 CPU profile")
+		return sc.Describe(err, "a V8 CPU profile")
 	}
 	if k != jsonscan.ObjectStart {
-		return &docError{0, "not a JSON object: a V8 CPU profile is {\"nodes\":[…],\"samples\":[…],…}"}
+		return &jsonscan.DocError{Offset: 0, Why: "not a JSON object: a V8 CPU profile is {\"nodes\":[…],\"samples\":[…],…}"}
 	}
 	for sc.More() {
 		_, raw, err := sc.Token()
 		if err != nil {
-			return jsonError(sc, err, "a key")
+			return sc.Describe(err, "a key")
 		}
-		switch key := string(unquoteKey(raw)); key {
+		switch key := string(jsonscan.UnquoteKey(raw)); key {
 		case "nodes":
 			err = p.readNodes(sc)
 		case "samples":
@@ -275,7 +267,7 @@ func (p *parser) read(sc *jsonscan.Scanner) error {
 			off := sc.InputOffset()
 			raw, err2 := sc.Raw()
 			if err2 != nil {
-				return jsonError(sc, err2, key)
+				return sc.Describe(err2, key)
 			}
 			v, ok := int64Value(raw)
 			if !ok {
@@ -288,14 +280,14 @@ func (p *parser) read(sc *jsonscan.Scanner) error {
 				p.end, p.haveEnd = v, true
 			}
 		default:
-			err = skip(sc)
+			err = sc.Describe(sc.Skip(), "a value")
 		}
 		if err != nil {
 			return err
 		}
 	}
 	if _, _, err := sc.Token(); err != nil {
-		return jsonError(sc, err, "the end of the profile")
+		return sc.Describe(err, "the end of the profile")
 	}
 	return nil
 }
@@ -324,7 +316,7 @@ func (p *parser) malformed(off int64, why string) error {
 func openArray(sc *jsonscan.Scanner, key string) (bool, error) {
 	k, _, err := sc.Token()
 	if err != nil {
-		return false, jsonError(sc, err, key)
+		return false, sc.Describe(err, key)
 	}
 	if k == jsonscan.Null {
 		return false, nil
@@ -332,18 +324,18 @@ func openArray(sc *jsonscan.Scanner, key string) (bool, error) {
 	if k != jsonscan.ArrayStart {
 		if k == jsonscan.ObjectStart {
 			// Leave the scanner past the value.
-			if err := skipRest(sc); err != nil {
+			if err := sc.Describe(sc.SkipRest(), "a value"); err != nil {
 				return false, err
 			}
 		}
-		return false, &docError{sc.InputOffset(), fmt.Sprintf("%q is not an array", key)}
+		return false, &jsonscan.DocError{Offset: sc.InputOffset(), Why: fmt.Sprintf("%q is not an array", key)}
 	}
 	return true, nil
 }
 
 func closeArray(sc *jsonscan.Scanner, key string) error {
 	if _, _, err := sc.Token(); err != nil {
-		return jsonError(sc, err, key)
+		return sc.Describe(err, key)
 	}
 	return nil
 }
@@ -360,7 +352,7 @@ func (p *parser) readNodes(sc *jsonscan.Scanner) error {
 		p.jn.p, p.jn.off = p, sc.InputOffset()
 		raw, members, err := sc.RawObject()
 		if err != nil {
-			return jsonError(sc, err, "a node")
+			return sc.Describe(err, "a node")
 		}
 		if err := p.jn.read(raw, members); err != nil {
 			return err
@@ -598,17 +590,17 @@ func (p *parser) readInts(sc *jsonscan.Scanner, key, bad string, fn func(vals []
 	keyEnd := sc.InputOffset()
 	c, err := sc.BeginValue()
 	if err != nil {
-		return jsonError(sc, err, key)
+		return sc.Describe(err, key)
 	}
 	if c != '[' {
 		raw, err := sc.Raw()
 		if err != nil {
-			return jsonError(sc, err, key)
+			return sc.Describe(err, key)
 		}
 		if string(raw) == "null" {
 			return nil
 		}
-		return &docError{keyEnd, fmt.Sprintf("%q is not an array", key)}
+		return &jsonscan.DocError{Offset: keyEnd, Why: fmt.Sprintf("%q is not an array", key)}
 	}
 	open := sc.InputOffset()
 	sc.Token()
@@ -639,7 +631,7 @@ func (p *parser) readIntArray(sc *jsonscan.Scanner, key, bad string, shift int64
 		}
 		raw, err := sc.Raw()
 		if err != nil {
-			return jsonError(sc, err, key)
+			return sc.Describe(err, key)
 		}
 		v, ok := int64(0), false
 		if raw[0] != '"' {
@@ -794,27 +786,6 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-func isString(v []byte) bool { return len(v) >= 2 && v[0] == '"' }
-
-// unquote returns the string a JSON string literal stands for.
-func unquote(v []byte) string {
-	if bytes.IndexByte(v, '\\') < 0 {
-		return string(v[1 : len(v)-1])
-	}
-	var s string
-	json.Unmarshal(v, &s)
-	return s
-}
-
-// unquoteKey returns a key's text without its quotes, unescaped when it
-// has escapes.
-func unquoteKey(k []byte) []byte {
-	if bytes.IndexByte(k, '\\') < 0 {
-		return k[1 : len(k)-1]
-	}
-	return []byte(unquote(k))
-}
-
 // delta takes the next time delta: it dates sample nDeltas, and so ends
 // the time of the sample before it.
 func (p *parser) delta(d int64) {
@@ -933,11 +904,11 @@ func frameName(fn, url string, line, col int64) string {
 	if fn == "" {
 		b = append(b, "(anonymous)"...)
 	} else {
-		b = appendClean(b, fn)
+		b = lex.AppendFrameLine(b, fn)
 	}
 	if url != "" {
 		b = append(b, " ("...)
-		b = appendClean(b, url)
+		b = lex.AppendFrameLine(b, url)
 		if line >= 0 && line < math.MaxInt64 {
 			b = append(b, ':')
 			b = strconv.AppendInt(b, line+1, 10)
@@ -951,56 +922,14 @@ func frameName(fn, url string, line, col int64) string {
 	return string(b)
 }
 
-// appendClean appends s with ';' made ':' and line breaks made spaces,
-// so that it stays one frame of one line.
-func appendClean(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case ';':
-			c = ':'
-		case '\n', '\r':
-			c = ' '
-		}
-		b = append(b, c)
-	}
-	return b
-}
-
-// jsonError turns a scanner error into a docError at its offset.
-func jsonError(sc *jsonscan.Scanner, err error, what string) error {
-	var se *jsonscan.SyntaxError
-	var te *jsonscan.TypeError
-	var le *jsonscan.LimitError
-	switch {
-	case errors.As(err, &se):
-		return &docError{se.Offset, "not JSON: " + se.Error()}
-	case err == io.EOF || err == io.ErrUnexpectedEOF:
-		return &docError{sc.InputOffset(), "the JSON ends before " + what + " does (cut short?)"}
-	case errors.As(err, &te):
-		return &docError{sc.InputOffset(), what + ": " + err.Error()}
-	case errors.As(err, &le):
-		return &docError{le.Offset, fmt.Sprintf("%s longer than %d bytes: not read", what, le.Limit)}
-	}
-	return err
-}
-
-// skip reads past the next value, checking it.
-func skip(sc *jsonscan.Scanner) error {
-	if err := sc.Skip(); err != nil {
-		return jsonError(sc, err, "a value")
-	}
-	return nil
-}
-
 // skipInts is skip for a value that is mostly an array of integers.
 func skipInts(sc *jsonscan.Scanner, batch []int64) error {
 	c, err := sc.BeginValue()
 	if err != nil {
-		return jsonError(sc, err, "a value")
+		return sc.Describe(err, "a value")
 	}
 	if c != '[' {
-		return skip(sc)
+		return sc.Describe(sc.Skip(), "a value")
 	}
 	sc.Token()
 	if cap(batch) == 0 {
@@ -1012,26 +941,13 @@ func skipInts(sc *jsonscan.Scanner, batch []int64) error {
 			break
 		}
 		if len(vals) < cap(vals) {
-			if err := skip(sc); err != nil {
+			if err := sc.Describe(sc.Skip(), "a value"); err != nil {
 				return err
 			}
 		}
 	}
 	if _, _, err := sc.Token(); err != nil {
-		return jsonError(sc, err, "a value")
-	}
-	return nil
-}
-
-// skipRest reads to the end of the object or array just opened.
-func skipRest(sc *jsonscan.Scanner) error {
-	for sc.More() {
-		if err := skip(sc); err != nil {
-			return err
-		}
-	}
-	if _, _, err := sc.Token(); err != nil {
-		return jsonError(sc, err, "a value")
+		return sc.Describe(err, "a value")
 	}
 	return nil
 }
@@ -1041,24 +957,11 @@ type discard struct{}
 
 func (discard) UnmarshalJSON([]byte) error { return nil }
 
-var bom = []byte("\xef\xbb\xbf")
-
-// skipBOM drops a UTF-8 byte order mark, which encoding/json refuses.
-func skipBOM(r io.Reader) io.Reader {
-	var head [3]byte
-	n, err := io.ReadFull(r, head[:])
-	if n == 3 && head == [3]byte(bom) {
-		return r
-	}
-	_ = err // r gives its error again
-	return io.MultiReader(bytes.NewReader(head[:n]), r)
-}
-
 // sniff is Sure on a JSON object whose "nodes" start with a node that has
 // an id and a callFrame object, or whose keys include "samples" and
 // "timeDeltas" (the profile's own names) before any "traceEvents".
 func sniff(prefix []byte) format.Score {
-	prefix = bytes.TrimPrefix(prefix, bom)
+	prefix = bytes.TrimPrefix(prefix, []byte(jsonscan.BOM))
 	dec := json.NewDecoder(bytes.NewReader(prefix))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return format.No

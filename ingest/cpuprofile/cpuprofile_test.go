@@ -2,48 +2,21 @@ package cpuprofile
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"math/rand"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"testing/iotest"
-	"time"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
-	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/cpuprofile"
-
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.HasSuffix(name, ".gz") {
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b, err = io.ReadAll(zr); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return b
-}
+const dir formattest.Dir = "../../testdata/cpuprofile"
 
 // recordings are the profiles made here with node and chromium.
 var recordings = []string{"node-prog.cpuprofile", "node-prog-100us.cpuprofile", "chromium-page.cpuprofile"}
@@ -60,35 +33,10 @@ func fold1(t testing.TB, data []byte, weight string) formattest.Result {
 // TestGolden folds every input both ways; the goldens are checked
 // against the profiles' own data by TestHitCounts and TestTimeTotal.
 func TestGolden(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(dir, "*.cpuprofile"))
-	if len(inputs) < len(recordings) {
-		t.Fatalf("%d inputs", len(inputs))
-	}
-	for _, in := range inputs {
-		base := strings.TrimSuffix(filepath.Base(in), ".cpuprofile")
-		for _, weight := range []string{"samples", "time"} {
-			name := base + ".folded"
-			if weight == "time" {
-				name = base + ".time.folded"
-			}
-			res := fold1(t, read(t, filepath.Base(in)), weight)
-			if res.Malformed != 0 {
-				t.Errorf("%s: %s", name, res.Warnings)
-			}
-			golden := filepath.Join(dir, "golden", name)
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				os.WriteFile(golden, []byte(res.Folded), 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Folded != string(want) {
-				t.Errorf("%s differs from its golden", name)
-			}
-		}
-	}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"*.cpuprofile"}, Ext: ".cpuprofile", Min: len(recordings),
+		Options: []formattest.Option{{Name: "time", Opts: format.MapOptions{"weight": "time"}}},
+	}.Test(t)
 }
 
 // profile is the whole profile, decoded at once the plain way, for the
@@ -113,7 +61,7 @@ type profile struct {
 
 func decode(t *testing.T, name string) profile {
 	var p profile
-	if err := json.Unmarshal(read(t, name), &p); err != nil {
+	if err := json.Unmarshal(dir.Read(t, name), &p); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -186,7 +134,7 @@ func TestHitCounts(t *testing.T) {
 		for _, k := range keys {
 			wantText = fold.AppendLine(wantText, []byte(k), fold.Int(uint64(want[k])))
 		}
-		res := fold1(t, read(t, name), "samples")
+		res := fold1(t, dir.Read(t, name), "samples")
 		if res.Folded != string(wantText) {
 			t.Errorf("%s: the stacks from the samples differ from those from the hitCounts", name)
 		}
@@ -212,13 +160,13 @@ func TestTimeTotal(t *testing.T) {
 		if p.StartTime+deltas > p.EndTime {
 			t.Fatalf("%s: the last sample is after endTime", name)
 		}
-		res := fold1(t, read(t, name), "time")
+		res := fold1(t, dir.Read(t, name), "time")
 		want := uint64(p.EndTime - p.StartTime - p.TimeDeltas[0])
 		if got := sum(t, res.Folded); got != want {
 			t.Errorf("%s: weighs %d µs, want endTime-startTime-timeDeltas[0] = %d", name, got, want)
 		}
 		stacks := map[string]bool{}
-		for _, l := range lines(fold1(t, read(t, name), "samples").Folded) {
+		for _, l := range lines(fold1(t, dir.Read(t, name), "samples").Folded) {
 			stacks[l.stack] = true
 		}
 		for _, l := range lines(res.Folded) {
@@ -272,88 +220,66 @@ func TestCases(t *testing.T) {
 		A    = "a (file:///x.js:1:5)"
 		Anon = A + ";(anonymous) (file:///x.js:10:1)"
 	)
-	for _, c := range []struct {
-		name, in, weight, want string
-		malformed              int
-	}{
-		{"counts", `{` + nodes + `,"startTime":100,"endTime":200,"samples":[2,4,4,3],"timeDeltas":[10,20,30,5]}`, "samples",
-			"(idle) 1\n" + A + " 1\n" + Anon + " 2\n", 0},
-		{"time", `{` + nodes + `,"startTime":100,"endTime":200,"samples":[2,4,4,3],"timeDeltas":[10,20,30,5]}`, "time",
+	w := func(weight string) format.MapOptions { return format.MapOptions{"weight": weight} }
+	formattest.Cases(t, Format, []formattest.Case{
+		{Name: "counts", In: `{` + nodes + `,"startTime":100,"endTime":200,"samples":[2,4,4,3],"timeDeltas":[10,20,30,5]}`, Opts: w("samples"),
+			Want: "(idle) 1\n" + A + " 1\n" + Anon + " 2\n"},
+		{Name: "time", In: `{` + nodes + `,"startTime":100,"endTime":200,"samples":[2,4,4,3],"timeDeltas":[10,20,30,5]}`, Opts: w("time"),
 			// a: 30-10; anon: 60-30 + 65-60; idle: 200-165.
-			"(idle) 35\n" + A + " 20\n" + Anon + " 35\n", 0},
-		{"keys in another order", `{"timeDeltas":[10,20,30,5],"samples":[2,4,4,3],"endTime":200,` + nodes + `,"startTime":100}`, "time",
-			"(idle) 35\n" + A + " 20\n" + Anon + " 35\n", 0},
-		{"deltas before samples", `{` + nodes + `,"timeDeltas":[10,20,30,5],"samples":[2,4,4,3],"startTime":100,"endTime":200}`, "time",
-			"(idle) 35\n" + A + " 20\n" + Anon + " 35\n", 0},
-		{"samples before nodes", `{"samples":[2,4,4,3],` + nodes + `}`, "samples",
-			"(idle) 1\n" + A + " 1\n" + Anon + " 2\n", 0},
-		{"time going back is held", `{` + nodes + `,"startTime":100,"endTime":200,"samples":[2,4,3],"timeDeltas":[10,20,-5]}`, "time",
+			Want: "(idle) 35\n" + A + " 20\n" + Anon + " 35\n"},
+		{Name: "keys in another order", In: `{"timeDeltas":[10,20,30,5],"samples":[2,4,4,3],"endTime":200,` + nodes + `,"startTime":100}`, Opts: w("time"),
+			Want: "(idle) 35\n" + A + " 20\n" + Anon + " 35\n"},
+		{Name: "deltas before samples", In: `{` + nodes + `,"timeDeltas":[10,20,30,5],"samples":[2,4,4,3],"startTime":100,"endTime":200}`, Opts: w("time"),
+			Want: "(idle) 35\n" + A + " 20\n" + Anon + " 35\n"},
+		{Name: "samples before nodes", In: `{"samples":[2,4,4,3],` + nodes + `}`, Opts: w("samples"),
+			Want: "(idle) 1\n" + A + " 1\n" + Anon + " 2\n"},
+		{Name: "time going back is held", In: `{` + nodes + `,"startTime":100,"endTime":200,"samples":[2,4,3],"timeDeltas":[10,20,-5]}`, Opts: w("time"),
 			// a: 30-10; anon: 30-30 (held), idle: 200-130.
-			"(idle) 70\n" + A + " 20\n", 0},
-		{"parent links", `{"nodes":[{"id":1,"callFrame":` + cf("(root)", "", -1, -1) + `},{"id":5,"parent":1,"callFrame":` + cf("f;g\nh", "", -1, -1) + `}],"samples":[5,5]}`, "samples",
-			"f:g h 2\n", 0},
-		{"root sampled", `{"nodes":[{"id":1,"callFrame":` + cf("(root)", "", -1, -1) + `}],"samples":[1]}`, "samples",
-			"(root) 1\n", 0},
-		{"unknown sample", `{` + nodes + `,"samples":[2,9,"x",4]}`, "samples",
-			A + " 1\n" + Anon + " 1\n", 2},
-		{"unknown sample, time", `{` + nodes + `,"startTime":0,"endTime":100,"samples":[2,9,4],"timeDeltas":[1,2,3]}`, "time",
+			Want: "(idle) 70\n" + A + " 20\n"},
+		{Name: "parent links", In: `{"nodes":[{"id":1,"callFrame":` + cf("(root)", "", -1, -1) + `},{"id":5,"parent":1,"callFrame":` + cf("f;g\nh", "", -1, -1) + `}],"samples":[5,5]}`, Opts: w("samples"),
+			Want: "f:g h 2\n"},
+		{Name: "root sampled", In: `{"nodes":[{"id":1,"callFrame":` + cf("(root)", "", -1, -1) + `}],"samples":[1]}`, Opts: w("samples"),
+			Want: "(root) 1\n"},
+		{Name: "unknown sample", In: `{` + nodes + `,"samples":[2,9,"x",4]}`, Opts: w("samples"),
+			Want: A + " 1\n" + Anon + " 1\n", Malformed: 2},
+		{Name: "unknown sample, time", In: `{` + nodes + `,"startTime":0,"endTime":100,"samples":[2,9,4],"timeDeltas":[1,2,3]}`, Opts: w("time"),
 			// a: 3-1; the unknown sample's 6-3 is lost; anon: 100-6.
-			A + " 2\n" + Anon + " 94\n", 1},
-		{"fewer deltas", `{` + nodes + `,"startTime":0,"endTime":100,"samples":[2,4,4],"timeDeltas":[1,2]}`, "time",
-			A + " 2\n", 1},
-		{"no start", `{` + nodes + `,"samples":[2,4],"timeDeltas":[1,2]}`, "time",
-			A + " 2\n", 1},
-		{"cycle", `{"nodes":[{"id":1,"callFrame":` + cf("p", "", -1, -1) + `,"children":[2]},{"id":2,"callFrame":` + cf("q", "", -1, -1) + `,"children":[1]}],"samples":[1,2]}`, "samples",
-			"q 1\nq;p 1\n", 1},
-		{"two parents", `{"nodes":[{"id":1,"callFrame":` + cf("p", "", -1, -1) + `,"children":[3]},{"id":2,"callFrame":` + cf("q", "", -1, -1) + `,"children":[3]},{"id":3,"callFrame":` + cf("r", "", -1, -1) + `}],"samples":[3]}`, "samples",
-			"p;r 1\n", 1},
-		{"duplicate id", `{"nodes":[{"id":1,"callFrame":` + cf("p", "", -1, -1) + `},{"id":1,"callFrame":` + cf("q", "", -1, -1) + `}],"samples":[1]}`, "samples",
-			"p 1\n", 1},
-		{"bad node", `{"nodes":[{"id":"one","callFrame":` + cf("p", "", -1, -1) + `},{"id":2,"callFrame":` + cf("q", "", -1, -1) + `}],"samples":[2]}`, "samples",
-			"q 1\n", 1},
-		{"escaped keys, null callFrame fields", `{"nodes":[{"\u0069d":7,"callFrame":{"function\u004eame":"f","url":null,"lineNumber":null}},{"id":8,"callFrame":null}],"samples":[7,8]}`, "samples",
-			"f 1\n(anonymous) 1\n", 0},
-		{"bad callFrame", `{"nodes":[{"id":7,"callFrame":{"functionName":"f","lineNumber":1.5}},{"id":8,"callFrame":[]},{"id":9,"children":{}},{"id":10,"callFrame":{"functionName":3}},{"id":11,"parent":"x"},12],"samples":[7]}`, "samples",
-			"", 7},
-		{"byte order mark", "\xef\xbb\xbf" + `{` + nodes + `,"samples":[2]}`, "samples", A + " 1\n", 0},
-		{"cut short", `{` + nodes + `,"samples":[2,4,4,3`, "samples", "", 1},
-		{"cut short after the samples", `{` + nodes + `,"samples":[2,4,4,3],"timeDeltas":[1,`, "samples", A + " 1\n" + Anon + " 2\n(idle) 1\n", 1},
-		{"not json", `hello`, "samples", "", 1},
-		{"an array", `[{"ph":"X"}]`, "samples", "", 1},
-		{"no nodes", `{"samples":[1,2]}`, "samples", "", 1},
-		{"empty object", `{}`, "samples", "", 1},
-		{"empty profile", `{"nodes":[],"samples":[],"timeDeltas":[],"startTime":1,"endTime":1}`, "time", "", 0},
-		{"null arrays", `{"nodes":[` + idle + `],"samples":null,"timeDeltas":null}`, "time", "", 0},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			res := fold1(t, []byte(c.in), c.weight)
-			if want := sortLines(c.want); res.Folded != want {
-				t.Errorf("got\n%s\nwant\n%s", res.Folded, want)
-			}
-			if res.Malformed != c.malformed {
-				t.Errorf("%d malformed, want %d: %s", res.Malformed, c.malformed, res.Warnings)
-			}
-			if c.malformed > 0 {
-				if _, err := formattest.FoldStrict(Format, format.MapOptions{"weight": c.weight}, formattest.Input{Name: "x", Data: []byte(c.in)}); err == nil {
-					t.Error("strict: no error")
-				}
-			}
-		})
-	}
-}
-
-func sortLines(s string) string {
-	l := strings.SplitAfter(s, "\n")
-	slices.Sort(l)
-	return strings.Join(l, "")
+			Want: A + " 2\n" + Anon + " 94\n", Malformed: 1},
+		{Name: "fewer deltas", In: `{` + nodes + `,"startTime":0,"endTime":100,"samples":[2,4,4],"timeDeltas":[1,2]}`, Opts: w("time"),
+			Want: A + " 2\n", Malformed: 1},
+		{Name: "no start", In: `{` + nodes + `,"samples":[2,4],"timeDeltas":[1,2]}`, Opts: w("time"),
+			Want: A + " 2\n", Malformed: 1},
+		{Name: "cycle", In: `{"nodes":[{"id":1,"callFrame":` + cf("p", "", -1, -1) + `,"children":[2]},{"id":2,"callFrame":` + cf("q", "", -1, -1) + `,"children":[1]}],"samples":[1,2]}`, Opts: w("samples"),
+			Want: "q 1\nq;p 1\n", Malformed: 1},
+		{Name: "two parents", In: `{"nodes":[{"id":1,"callFrame":` + cf("p", "", -1, -1) + `,"children":[3]},{"id":2,"callFrame":` + cf("q", "", -1, -1) + `,"children":[3]},{"id":3,"callFrame":` + cf("r", "", -1, -1) + `}],"samples":[3]}`, Opts: w("samples"),
+			Want: "p;r 1\n", Malformed: 1},
+		{Name: "duplicate id", In: `{"nodes":[{"id":1,"callFrame":` + cf("p", "", -1, -1) + `},{"id":1,"callFrame":` + cf("q", "", -1, -1) + `}],"samples":[1]}`, Opts: w("samples"),
+			Want: "p 1\n", Malformed: 1},
+		{Name: "bad node", In: `{"nodes":[{"id":"one","callFrame":` + cf("p", "", -1, -1) + `},{"id":2,"callFrame":` + cf("q", "", -1, -1) + `}],"samples":[2]}`, Opts: w("samples"),
+			Want: "q 1\n", Malformed: 1},
+		{Name: "escaped keys, null callFrame fields", In: `{"nodes":[{"\u0069d":7,"callFrame":{"function\u004eame":"f","url":null,"lineNumber":null}},{"id":8,"callFrame":null}],"samples":[7,8]}`, Opts: w("samples"),
+			Want: "(anonymous) 1\nf 1\n"},
+		{Name: "bad callFrame", In: `{"nodes":[{"id":7,"callFrame":{"functionName":"f","lineNumber":1.5}},{"id":8,"callFrame":[]},{"id":9,"children":{}},{"id":10,"callFrame":{"functionName":3}},{"id":11,"parent":"x"},12],"samples":[7]}`, Opts: w("samples"), Malformed: 7},
+		{Name: "byte order mark", In: "\xef\xbb\xbf" + `{` + nodes + `,"samples":[2]}`, Opts: w("samples"),
+			Want: A + " 1\n"},
+		{Name: "cut short", In: `{` + nodes + `,"samples":[2,4,4,3`, Opts: w("samples"), Malformed: 1},
+		{Name: "cut short after the samples", In: `{` + nodes + `,"samples":[2,4,4,3],"timeDeltas":[1,`, Opts: w("samples"),
+			Want: "(idle) 1\n" + A + " 1\n" + Anon + " 2\n", Malformed: 1},
+		{Name: "not json", In: `hello`, Opts: w("samples"), Malformed: 1},
+		{Name: "an array", In: `[{"ph":"X"}]`, Opts: w("samples"), Malformed: 1},
+		{Name: "no nodes", In: `{"samples":[1,2]}`, Opts: w("samples"), Malformed: 1},
+		{Name: "empty object", In: `{}`, Opts: w("samples"), Malformed: 1},
+		{Name: "empty profile", In: `{"nodes":[],"samples":[],"timeDeltas":[],"startTime":1,"endTime":1}`, Opts: w("time")},
+		{Name: "null arrays", In: `{"nodes":[` + idle + `],"samples":null,"timeDeltas":null}`, Opts: w("time")},
+	})
 }
 
 func TestWeightFlag(t *testing.T) {
 	if _, err := formattest.Fold(Format, format.MapOptions{"weight": "bytes"}, formattest.Input{Name: "x", Data: []byte("{}")}); err == nil {
 		t.Error("--weight bytes accepted")
 	}
-	res, err := formattest.Fold(Format, nil, formattest.Input{Name: "x", Data: read(t, recordings[0])})
-	if err != nil || res.Folded != string(read(t, "golden/node-prog.folded")) {
+	res, err := formattest.Fold(Format, nil, formattest.Input{Name: "x", Data: dir.Read(t, recordings[0])})
+	if err != nil || res.Folded != string(dir.Read(t, "golden/node-prog.folded")) {
 		t.Errorf("the default weight is not samples: %v", err)
 	}
 }
@@ -378,66 +304,31 @@ func TestFrameName(t *testing.T) {
 	}
 }
 
-// TestSniff: every profile is recognised; other JSON (a heap profile,
-// Chrome traces, stackprof dumps) and other formats are not.
+// TestSniff: every profile is recognised; nothing else in testdata (a
+// heap profile, Chrome traces, stackprof dumps, other formats) nor other
+// JSON is.
 func TestSniff(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join(dir, "*.cpuprofile"))
-	for _, in := range inputs {
-		if s := Format.Sniff(cut(read(t, filepath.Base(in)))); s != format.Sure {
-			t.Errorf("%s: %v", in, s)
-		}
-	}
-	for _, c := range []string{
-		`{"samples":[1,2],"timeDeltas":[1,1],"nodes":[]}`,
-		`{"startTime":1,"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""}}]}`,
-	} {
-		if s := Format.Sniff([]byte(c)); s != format.Sure {
-			t.Errorf("%s: %v", c, s)
-		}
-	}
-	var others []string
-	for _, g := range []string{"cpuprofile/*.heapprofile", "chrome/*.json", "chrome/*.json.gz", "stackprof/*", "perf/recorded/*",
-		"perf/flamegraph/*.txt", "dtrace/*.txt", "pfilter/iperf.folded", "igprof/*", "perfreport/*.txt"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "..", g))
-		if len(m) == 0 {
-			t.Errorf("no %s", g)
-		}
-		others = append(others, m...)
-	}
-	for _, f := range others {
-		if fi, err := os.Stat(f); err != nil || fi.IsDir() {
-			continue
-		}
-		if s := Format.Sniff(cut(read(t, filepath.Join("..", strings.TrimPrefix(f, filepath.Join(dir, "..")))))); s == format.Sure {
-			t.Errorf("%s taken for a cpuprofile", f)
-		}
-	}
-	rnd := make([]byte, 4096)
-	rand.New(rand.NewSource(1)).Read(rnd)
-	for _, c := range []string{
-		string(rnd),
-		"Nov  2 10:00:01 host sshd[123]: Accepted publickey for root\nNov  2 10:00:02 host cron[9]: job\n",
-		"a,b,c\n1,2,3\n",
-		`{"version":1.2,"mode":"cpu","interval":1000,"samples":10,"frames":{}}`,
-		`{"nodes":[1,2,3]}`,
-		`{"nodes":[{"id":1,"name":"x"}],"links":[]}`,
-		`{"name":"pfold","version":"1.0.0","dependencies":{}}`,
-		`{"head":{"callFrame":{"functionName":"(root)"},"selfSize":0,"id":1,"children":[]},"samples":[]}`,
-		`{"traceEvents":[{"ph":"P","name":"ProfileChunk","args":{"data":{"cpuProfile":{"nodes":[],"samples":[]},"timeDeltas":[]}}}]}`,
-		`[{"nodes":[{"id":1,"callFrame":{"functionName":"a"}}]}]`,
-		``,
-	} {
-		if s := Format.Sniff([]byte(c)); s == format.Sure {
-			t.Errorf("%.60q taken for a cpuprofile", c)
-		}
-	}
+	formattest.Sniff{
+		Format: Format, Dir: dir, Sure: []string{"*.cpuprofile"},
+		SureText: []string{
+			`{"samples":[1,2],"timeDeltas":[1,1],"nodes":[]}`,
+			`{"startTime":1,"nodes":[{"id":1,"callFrame":{"functionName":"(root)","url":""}}]}`,
+		},
+		NotSureText: []string{
+			`{"version":1.2,"mode":"cpu","interval":1000,"samples":10,"frames":{}}`,
+			`{"nodes":[1,2,3]}`,
+			`{"nodes":[{"id":1,"name":"x"}],"links":[]}`,
+			`{"name":"pfold","version":"1.0.0","dependencies":{}}`,
+			`{"head":{"callFrame":{"functionName":"(root)"},"selfSize":0,"id":1,"children":[]},"samples":[]}`,
+			`{"traceEvents":[{"ph":"P","name":"ProfileChunk","args":{"data":{"cpuProfile":{"nodes":[],"samples":[]},"timeDeltas":[]}}}]}`,
+			`[{"nodes":[{"id":1,"callFrame":{"functionName":"a"}}]}]`,
+		},
+	}.Test(t)
 }
-
-func cut(b []byte) []byte { return b[:min(len(b), format.SniffSize)] }
 
 func FuzzCPUProfile(f *testing.F) {
 	for _, n := range []string{"chromium-page.cpuprofile"} {
-		f.Add(read(f, n))
+		f.Add(dir.Read(f, n))
 	}
 	f.Add([]byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"parent":1,"callFrame":{"functionName":"a","url":"u","lineNumber":1}}],"samples":[2,2,1],"timeDeltas":[1,-2,3],"startTime":0,"endTime":9}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -460,7 +351,7 @@ func FuzzCPUProfile(f *testing.F) {
 // repeated to a few MB, as a profile of minutes would be.
 func benchInput(b *testing.B) []byte {
 	var p map[string]json.RawMessage
-	if err := json.Unmarshal(read(b, "node-prog-100us.cpuprofile"), &p); err != nil {
+	if err := json.Unmarshal(dir.Read(b, "node-prog-100us.cpuprofile"), &p); err != nil {
 		b.Fatal(err)
 	}
 	var samples, deltas []int64
@@ -481,53 +372,7 @@ func benchInput(b *testing.B) []byte {
 }
 
 func BenchmarkCPUProfile(b *testing.B) {
-	data := benchInput(b)
-	for _, weight := range []string{"samples", "time"} {
-		b.Run(weight, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			defer cpuRate(b, int64(len(data)))()
-			for b.Loop() {
-				if _, err := formattest.Fold(Format, format.MapOptions{"weight": weight}, formattest.Input{Name: "x", Data: data}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-type oracleRun struct {
-	folded, warnings, stats string
-	malformed               int
-	err                     error
-}
-
-// runFormat folds data with f (Format or the oracle, refFormat) the way
-// pfold does, the input read through wrap, and says what came out.
-func runFormat(f format.Format, opts format.Options, data []byte, wrap func(io.Reader) io.Reader, strict bool) oracleRun {
-	sums := map[string]fold.Count{}
-	var warn bytes.Buffer
-	diag := stream.NewDiag(&warn, strict)
-	p, err := f.NewDocument(opts, func(stack []byte, c fold.Count) error {
-		s, err := sums[string(stack)].Add(c)
-		sums[string(stack)] = s
-		return err
-	}, diag)
-	if err != nil {
-		return oracleRun{err: err}
-	}
-	err = p.Read("fuzz", wrap(bytes.NewReader(data)))
-	diag.Flush()
-	keys := make([]string, 0, len(sums))
-	for k := range sums {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var out []byte
-	for _, k := range keys {
-		out = fold.AppendLine(out, []byte(k), sums[k])
-	}
-	return oracleRun{folded: string(out), warnings: warn.String(), malformed: diag.Count(), stats: p.(format.Stater).Stats(), err: err}
+	benchFold(b, Format)
 }
 
 // FuzzOracle folds any input with the parser and with the one it
@@ -536,31 +381,13 @@ func runFormat(f format.Format, opts format.Options, data []byte, wrap func(io.R
 // stacks, warnings, stats and errors, strict or not, whether the input
 // comes whole or byte by byte.
 func FuzzOracle(f *testing.F) {
-	f.Add(read(f, "chromium-page.cpuprofile"))
+	f.Add(dir.Read(f, "chromium-page.cpuprofile"))
 	f.Add([]byte(`{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"parent":1,"callFrame":{"functionName":"a","url":"u","lineNumber":1}}],"samples":[2,2,1],"timeDeltas":[1,-2,3],"startTime":0,"endTime":9}`))
 	f.Add([]byte(`{"samples":[2,9,"x",4,1.5,-0,[1]],"timeDeltas":[5,null,-3],"nodes":[{"\u0069d":2,"callFrame":null},{"id":4,"children":[2,2]},{"id":9,"callFrame":{"functionName":"f;g","url":"x","lineNumber":1,"columnNumber":null}}],"startTime":null,"endTime":"9"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		formattest.Fuzz(t, Format, data)
-		wrap := func(r io.Reader) io.Reader { return r }
-		if len(data)%2 == 1 {
-			wrap = iotest.OneByteReader
-		}
 		for _, weight := range []string{"samples", "time"} {
-			opts := format.MapOptions{"weight": weight}
-			for _, strict := range []bool{false, true} {
-				got := runFormat(Format, opts, data, wrap, strict)
-				want := runFormat(refFormat, opts, data, func(r io.Reader) io.Reader { return r }, strict)
-				if strings.Contains(want.warnings, "not JSON") || strings.Contains(want.warnings, "the JSON ends before") ||
-					want.err != nil && (strings.Contains(want.err.Error(), "not JSON") || strings.Contains(want.err.Error(), "the JSON ends before")) {
-					continue // not well-formed: the old parser stopped where encoding/json did
-				}
-				if got.folded != want.folded || got.warnings != want.warnings || got.malformed != want.malformed || got.stats != want.stats ||
-					(got.err == nil) != (want.err == nil) || got.err != nil && got.err.Error() != want.err.Error() {
-					t.Fatalf("%s, strict %v:\ngot  %q %q %d %q %v\nwant %q %q %d %q %v", weight, strict,
-						got.folded, got.warnings, got.malformed, got.stats, got.err,
-						want.folded, want.warnings, want.malformed, want.stats, want.err)
-				}
-			}
+			formattest.CompareOracle(t, Format, refFormat, format.MapOptions{"weight": weight}, data, "not JSON", "the JSON ends before")
 		}
 	})
 }
@@ -568,33 +395,23 @@ func FuzzOracle(f *testing.F) {
 // BenchmarkCPUProfileOracle is BenchmarkCPUProfile with the parser this
 // one replaced (encoding/json), for the record.
 func BenchmarkCPUProfileOracle(b *testing.B) {
+	benchFold(b, refFormat)
+}
+
+// benchFold folds benchInput with f, by samples and by time, as pfold's
+// tests fold (formattest.Fold: the stacks summed and sorted).
+func benchFold(b *testing.B, f format.Format) {
 	data := benchInput(b)
 	for _, weight := range []string{"samples", "time"} {
 		b.Run(weight, func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
-			defer cpuRate(b, int64(len(data)))()
+			defer formattest.CPURate(b, int64(len(data)))()
 			for b.Loop() {
-				if _, err := formattest.Fold(refFormat, format.MapOptions{"weight": weight}, formattest.Input{Name: "x", Data: data}); err != nil {
+				if _, err := formattest.Fold(f, format.MapOptions{"weight": weight}, formattest.Input{Name: "x", Data: data}); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-	}
-}
-
-// cpuRate reports the throughput by the process's CPU time (user and
-// system), which a machine shared with other jobs does not inflate as it
-// does the wall time behind MB/s.
-func cpuRate(b *testing.B, bytes int64) func() {
-	var before syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-	return func() {
-		var after syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
-		if cpu > 0 {
-			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
-		}
 	}
 }

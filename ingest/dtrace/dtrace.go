@@ -8,6 +8,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -51,7 +52,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(t) == 0 {
 		return nil
 	}
-	if isDigits(t) {
+	if lex.IsDigits(t) {
 		if len(p.groups) == 0 {
 			// stackcollapse.pl prints " COUNT", a line nothing reads back.
 			return p.diag.Malformed(name, n, line, "a count with no stack before it")
@@ -96,12 +97,7 @@ func (p *parser) addFrame(f []byte) {
 		if len(part) == 0 {
 			part = []byte("-") // ("L" alone was a name; the Perl leaves it empty)
 		}
-		for _, c := range part {
-			if c == ';' {
-				c = ':'
-			}
-			p.arena = append(p.arena, c)
-		}
+		p.arena = lex.AppendFrame(p.arena, part)
 		if k > 0 {
 			p.arena = append(p.arena, "_[i]"...)
 		}
@@ -161,31 +157,20 @@ func (p *parser) End() error {
 	return nil
 }
 
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 // sniff is Sure on dtrace's aggregation banner ("CPU     ID
 // FUNCTION:NAME") or on frames "module`function+0x…" closed by a count.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
-	if len(lines) > 0 && bytes.HasPrefix(bytes.TrimSpace(lines[0]), []byte("CPU")) && bytes.Contains(lines[0], []byte("FUNCTION:NAME")) {
+	first, _, _ := bytes.Cut(prefix, []byte("\n"))
+	if bytes.HasPrefix(bytes.TrimSpace(first), []byte("CPU")) && bytes.Contains(first, []byte("FUNCTION:NAME")) {
 		return format.Sure
 	}
-	ticked, counts := 0, 0
-	for i, l := range lines {
-		if i == len(lines)-1 {
-			break // may be cut short
-		}
+	ticked, counts, i := 0, 0, -1
+	for l := range format.Lines(prefix) {
+		i++
 		t := bytes.TrimSpace(l)
 		switch {
 		case len(t) == 0:
-		case isDigits(t) && len(l) > len(t) && (l[0] == ' ' || l[0] == '\t'):
+		case lex.IsDigits(t) && len(l) > len(t) && (l[0] == ' ' || l[0] == '\t'):
 			counts++
 		case bytes.IndexByte(t, '`') > 0 && (l[0] == ' ' || l[0] == '\t'):
 			ticked++

@@ -6,6 +6,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -35,9 +36,7 @@ type parser struct {
 var unknown = []byte("[unknown]")
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if len(line) == 0 {
 		return nil
 	}
@@ -78,10 +77,7 @@ func idLine(line []byte, prefix string) ([]byte, bool) {
 		return nil, false
 	}
 	d := line[len(prefix):]
-	i := 0
-	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-		i++
-	}
+	i := lex.Digits(d)
 	return d[:i], true
 }
 
@@ -91,9 +87,7 @@ func idLine(line []byte, prefix string) ([]byte, bool) {
 // only -m's module. ok is false when line is not a frame.
 func frameName(line []byte) (f []byte, ok bool) {
 	i := 1
-	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
-		i++
-	}
+	i += lex.Digits(line[i:])
 	if i == 1 {
 		return nil, false
 	}
@@ -104,7 +98,7 @@ func frameName(line []byte) (f []byte, ok bool) {
 		return nil, false
 	}
 	i += 2
-	for i < len(line) && (line[i] >= '0' && line[i] <= '9' || line[i] >= 'a' && line[i] <= 'f') {
+	for i < len(line) && lex.IsLowerHex(line[i]) {
 		i++
 	}
 	rest := line[i:]
@@ -126,16 +120,7 @@ func (p *parser) addFrame(f []byte) {
 	if bytes.HasPrefix(f, []byte("- ")) {
 		a = append(a, "[unknown] "...)
 	}
-	start := len(a)
-	a = append(a, f...)
-	if bytes.IndexByte(f, ';') >= 0 {
-		for i := start; i < len(a); i++ {
-			if a[i] == ';' {
-				a[i] = ':'
-			}
-		}
-	}
-	p.frames.Arena = a
+	p.frames.Arena = lex.AppendFrame(a, f)
 	p.frames.End()
 }
 
@@ -163,13 +148,7 @@ func (p *parser) End() error { return p.flush() }
 // another shape (gdb's "#N  0xADDR in NAME (…)").
 func sniff(prefix []byte) format.Score {
 	headers, frames := 0, 0
-	for len(prefix) > 0 {
-		i := bytes.IndexByte(prefix, '\n')
-		if i < 0 {
-			break // the last line may be cut short
-		}
-		line := bytes.TrimSuffix(prefix[:i], []byte("\r"))
-		prefix = prefix[i+1:]
+	for line := range format.Lines(prefix) {
 		switch {
 		case len(line) > 1 && line[0] == '#' && line[1] >= '0' && line[1] <= '9':
 			if !isFrameLine(line) {
@@ -190,9 +169,7 @@ func sniff(prefix []byte) format.Score {
 // the line or a space and something else than gdb's "in ".
 func isFrameLine(line []byte) bool {
 	i := 1
-	for i < len(line) && line[i] >= '0' && line[i] <= '9' {
-		i++
-	}
+	i += lex.Digits(line[i:])
 	j := i
 	for j < len(line) && line[j] == ' ' {
 		j++
@@ -202,7 +179,7 @@ func isFrameLine(line []byte) bool {
 	}
 	j += 2
 	k := j
-	for k < len(line) && (line[k] >= '0' && line[k] <= '9' || line[k] >= 'a' && line[k] <= 'f') {
+	for k < len(line) && lex.IsLowerHex(line[k]) {
 		k++
 	}
 	if k == j {

@@ -18,6 +18,6 @@
 // cutting the stack; each input's last traceback ends with the input.
 //
 // A parser holds only the traceback being read. The package imports
-// nothing of pfold's but fold, stream, ingest/format and
-// ingest/internal/backtrace.
+// nothing of pfold's but fold, stream, ingest/format,
+// ingest/internal/backtrace and ingest/internal/lex.
 package faulthandler

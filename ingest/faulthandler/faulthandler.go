@@ -6,6 +6,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -33,9 +34,7 @@ type parser struct {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if !bytes.HasPrefix(line, framePrefix) {
 		// Headers, blank lines, "Timeout (…)!", "  ...", "  <no Python
 		// frame>": the traceback being read, if any, is complete.
@@ -45,11 +44,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if !ok {
 		return p.diag.Malformed(name, n, line, `not a frame ("  File \"FILE\", line N in FUNCTION")`)
 	}
-	a := appendName(p.frames.Arena, file)
+	a := lex.AppendFrame(p.frames.Arena, file)
 	a = append(a, ':')
 	a = append(a, num...)
 	a = append(a, ':')
-	p.frames.Arena = appendName(a, fn)
+	p.frames.Arena = lex.AppendFrame(a, fn)
 	p.frames.End()
 	return nil
 }
@@ -67,10 +66,7 @@ func parseFrame(b []byte) (file, num, fn []byte, ok bool) {
 		}
 		i += from
 		rest := b[i+len(lineMark):]
-		j := 0
-		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
-			j++
-		}
+		j := lex.Digits(rest)
 		if j == 0 && bytes.HasPrefix(rest, []byte("???")) {
 			j = 3
 		}
@@ -78,19 +74,6 @@ func parseFrame(b []byte) (file, num, fn []byte, ok bool) {
 			return b[:i], rest[:j], rest[j+4:], true
 		}
 		from = i + 1
-	}
-}
-
-// appendName appends a name with ';', the frame separator, made ':'.
-func appendName(dst, name []byte) []byte {
-	for {
-		i := bytes.IndexByte(name, ';')
-		if i < 0 {
-			return append(dst, name...)
-		}
-		dst = append(dst, name[:i]...)
-		dst = append(dst, ':')
-		name = name[i+1:]
 	}
 }
 
@@ -109,7 +92,7 @@ func (p *parser) End() error { return p.flush() }
 // header reports whether line opens a traceback: "Thread 0x…",
 // "Current thread 0x…" or "Stack", then " (most recent call first):".
 func header(line []byte) bool {
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	line = lex.TrimCR(line)
 	rest, ok := bytes.CutSuffix(line, []byte(" (most recent call first):"))
 	if !ok {
 		return false
@@ -126,7 +109,7 @@ func header(line []byte) bool {
 	}
 	// The thread id in hex; newer Pythons may name the thread after it.
 	n := 0
-	for n < len(rest) && (rest[n] >= '0' && rest[n] <= '9' || rest[n] >= 'a' && rest[n] <= 'f' || rest[n] >= 'A' && rest[n] <= 'F') {
+	for n < len(rest) && lex.IsHex(rest[n]) {
 		n++
 	}
 	return n > 0 && (n == len(rest) || rest[n] == ' ')
@@ -136,13 +119,7 @@ func header(line []byte) bool {
 // faulthandler's "<no Python frame>").
 func sniff(prefix []byte) format.Score {
 	prev := false
-	for rest := prefix; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break // may be cut short
-		}
-		line := bytes.TrimSuffix(rest[:i], []byte("\r"))
-		rest = rest[i+1:]
+	for line := range format.Lines(prefix) {
 		if prev {
 			if bytes.HasPrefix(line, framePrefix) {
 				if _, _, _, ok := parseFrame(line[len(framePrefix):]); ok {

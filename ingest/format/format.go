@@ -9,7 +9,9 @@
 package format
 
 import (
+	"bytes"
 	"io"
+	"iter"
 	"sync/atomic"
 
 	"github.com/pfold/pfold/fold"
@@ -23,6 +25,28 @@ type EmitFunc func(stack []byte, c fold.Count) error
 // SniffSize is how many leading bytes (decompressed) a sniffer is given
 // at most.
 const SniffSize = 64 << 10
+
+// Lines yields the complete lines of prefix, a sniffer's prefix, each
+// without its '\n' and a '\r' before it. The last line, when no '\n'
+// ends it, may be cut short: it is not yielded.
+func Lines(prefix []byte) iter.Seq[[]byte] {
+	return func(yield func([]byte) bool) {
+		for {
+			i := bytes.IndexByte(prefix, '\n')
+			if i < 0 {
+				return
+			}
+			line := prefix[:i]
+			if i > 0 && line[i-1] == '\r' {
+				line = line[:i-1]
+			}
+			prefix = prefix[i+1:]
+			if !yield(line) {
+				return
+			}
+		}
+	}
+}
 
 // Score is a sniffer's confidence that a prefix is in its format.
 type Score int

@@ -32,6 +32,7 @@
 // ';' get ':' instead, so a frame never splits in two.
 //
 // The package holds one stack at a time. It imports only fold, stream,
-// ingest/format, ingest/internal/backtrace and the standard library, and
+// ingest/format, ingest/internal/backtrace, ingest/internal/lex and the
+// standard library, and
 // must import nothing else.
 package gdb

@@ -6,6 +6,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -34,9 +35,7 @@ var (
 )
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if len(line) == 0 {
 		return p.flush()
 	}
@@ -93,7 +92,7 @@ func frameLevel(line []byte) (rest []byte, level int, ok bool) {
 func frameName(rest []byte) (f []byte, lib bool) {
 	if len(rest) > 2 && rest[0] == '0' && rest[1] == 'x' {
 		i := 2
-		for i < len(rest) && isHex(rest[i]) {
+		for i < len(rest) && lex.IsHex(rest[i]) {
 			i++
 		}
 		if bytes.HasPrefix(rest[i:], []byte(" in ")) {
@@ -191,25 +190,13 @@ func isIdent(c byte) bool {
 	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
 // addFrame records frame f, as "[f]" when lib.
 func (p *parser) addFrame(f []byte, lib bool) {
 	a := p.frames.Arena
 	if lib {
 		a = append(a, '[')
 	}
-	start := len(a)
-	a = append(a, f...)
-	if bytes.IndexByte(f, ';') >= 0 {
-		for i := start; i < len(a); i++ {
-			if a[i] == ';' {
-				a[i] = ':'
-			}
-		}
-	}
+	a = lex.AppendFrame(a, f)
 	if lib {
 		a = append(a, ']')
 	}
@@ -234,13 +221,7 @@ func (p *parser) End() error { return p.flush() }
 // them at least, and no eu-stack frame ("#N  0x… NAME") among them.
 func sniff(prefix []byte) format.Score {
 	threads, frames := 0, 0
-	for len(prefix) > 0 {
-		i := bytes.IndexByte(prefix, '\n')
-		if i < 0 {
-			break // the last line may be cut short
-		}
-		line := bytes.TrimSuffix(prefix[:i], []byte("\r"))
-		prefix = prefix[i+1:]
+	for line := range format.Lines(prefix) {
 		switch {
 		case len(line) > 1 && line[0] == '#' && line[1] >= '0' && line[1] <= '9':
 			switch frameShape(line) {
@@ -281,7 +262,7 @@ func frameShape(line []byte) int {
 	}
 	if len(rest) > 2 && rest[0] == '0' && rest[1] == 'x' {
 		i := 2
-		for i < len(rest) && isHex(rest[i]) {
+		for i < len(rest) && lex.IsHex(rest[i]) {
 			i++
 		}
 		if i > 2 && bytes.HasPrefix(rest[i:], []byte(" in ")) {
@@ -296,7 +277,7 @@ func frameShape(line []byte) int {
 	}
 	loc := rest[j+len(") at "):]
 	k := bytes.LastIndexByte(loc, ':')
-	if k > 0 && k < len(loc)-1 && isDigits(loc[k+1:]) {
+	if k > 0 && k < len(loc)-1 && lex.IsDigits(loc[k+1:]) {
 		return gdbFrame
 	}
 	return maybeFrame
@@ -309,18 +290,6 @@ func isThreadHeader(line []byte) bool {
 		return false
 	}
 	rest := line[len("Thread "):]
-	i := 0
-	for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-		i++
-	}
+	i := lex.Digits(rest)
 	return i > 0 && bytes.HasPrefix(rest[i:], []byte(" (")) && bytes.HasSuffix(rest, []byte("):"))
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }

@@ -20,5 +20,7 @@
 // (concatenated .prof files) has each of their trees read.
 //
 // A parser holds only the stack of the line being read. The package
-// imports nothing of pfold's but fold, stream and ingest/format.
+// imports nothing of pfold's but fold, stream, ingest/format,
+// ingest/internal/flags (--time, which ghcprof and xdebug share) and
+// ingest/internal/lex.
 package ghcprof

@@ -9,15 +9,10 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
-
-// TimeFlag is --time, shared with the xdebug format (both weigh stacks
-// by time by default): the two definitions must stay identical.
-var TimeFlag = format.Flag{
-	Name: "time", Aliases: []string{"t"}, Kind: format.Bool, Default: "false",
-	Usage: "ghcprof: weigh by the individual %time column, in tenths of a percent; xdebug: weigh by duration, in microseconds (the default of both)",
-}
 
 // Format is the GHC .prof input format.
 var Format = format.Format{
@@ -25,7 +20,7 @@ var Format = format.Format{
 	Replaces: "inferno-collapse-ghcprof",
 	Sniff:    sniff,
 	Flags: []format.Flag{
-		TimeFlag,
+		flags.Time,
 		{Name: "bytes", Kind: format.Bool, Default: "false", Usage: "ghcprof: weigh by the bytes column, bytes allocated (profiles made with +RTS -P or -pa)"},
 		{Name: "ticks", Kind: format.Bool, Default: "false", Usage: "ghcprof: weigh by the ticks column, runtime ticks (profiles made with +RTS -P or -pa)"},
 	},
@@ -194,25 +189,12 @@ func (p *parser) row(name string, n int, line []byte) error {
 		s = p.stack[:p.ends[depth-1]]
 		s = append(s, ';')
 	}
-	s = appendFrame(s, p.fields[1])
+	s = lex.AppendFrame(s, p.fields[1])
 	s = append(s, '.')
-	s = appendFrame(s, p.fields[0])
+	s = lex.AppendFrame(s, p.fields[0])
 	p.stack = s
 	p.ends = append(p.ends[:depth], len(s))
 	return p.emit(s, c)
-}
-
-// appendFrame appends a name with ';', the frame separator, made ':'.
-func appendFrame(dst, name []byte) []byte {
-	for {
-		i := bytes.IndexByte(name, ';')
-		if i < 0 {
-			return append(dst, name...)
-		}
-		dst = append(dst, name[:i]...)
-		dst = append(dst, ':')
-		name = name[i+1:]
-	}
 }
 
 // tenths reads a percentage as inferno does, in tenths of a percent
@@ -344,13 +326,7 @@ func sniff(prefix []byte) format.Score {
 		return format.Sure
 	}
 	var f [][]byte
-	for rest := prefix; len(rest) > 0; {
-		line := rest
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break // may be cut short
-		}
-		line, rest = rest[:i], rest[i+1:]
+	for line := range format.Lines(prefix) { // fields takes '\r' for a space
 		if !bytes.HasPrefix(line, []byte("COST CENTRE")) {
 			continue
 		}

@@ -58,6 +58,8 @@
 //
 // # Imports
 //
-// Only fold, stream, ingest/format and the standard library; never
+// Only fold, stream, ingest/format, ingest/internal/flags (--sample-index,
+// which the pprof format shares), ingest/internal/lex and the standard
+// library; never
 // another format package, the registry or a command.
 package goraw

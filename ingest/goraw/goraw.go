@@ -9,26 +9,19 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
-
-// SampleIndexFlag is --sample-index, shared with the "pprof" format (the
-// same name, kind and text there).
-var SampleIndexFlag = format.Flag{
-	Name: "sample-index",
-	Kind: format.String,
-	Usage: "go, pprof: the sample value to fold, by type name or index, as go tool pprof -sample_index " +
-		"(default: pprof, the profile's default type, else the last; go, the first value, as stackcollapse-go.pl)",
-}
 
 // Format is the `go tool pprof -raw` text format.
 var Format = format.Format{
 	Name:     "go",
 	Replaces: "stackcollapse-go.pl",
 	Sniff:    Sniff,
-	Flags:    []format.Flag{SampleIndexFlag},
+	Flags:    []format.Flag{flags.SampleIndex},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		return newParser(opts.String(SampleIndexFlag.Name), emit, diag), nil
+		return newParser(opts.String(flags.SampleIndex.Name), emit, diag), nil
 	},
 }
 
@@ -100,9 +93,7 @@ func (p *parser) reset() {
 func (p *parser) Line(name string, n int, line []byte) error {
 	p.name = name
 	p.lines++
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if len(line) > 0 && line[0] == '#' {
 		return nil // stackcollapse-go.pl skips comment lines anywhere
 	}
@@ -245,12 +236,12 @@ func (p *parser) sample(n int, line []byte) error {
 		return p.diag.Malformed(p.name, n, line, fmt.Sprintf("no value %d", p.col))
 	}
 	if v[0] == '-' {
-		if len(v) > 1 && isDigits(v[1:]) {
+		if len(v) > 1 && lex.IsDigits(v[1:]) {
 			return fmt.Errorf("%s:%d: %w", p.name, n, ErrNegative)
 		}
 		return p.diag.Malformed(p.name, n, line, "a value is not a number")
 	}
-	if !isDigits(v) {
+	if !lex.IsDigits(v) {
 		return p.diag.Malformed(p.name, n, line, "a value is not a number")
 	}
 	c, err := fold.ParseCount(v)
@@ -282,15 +273,6 @@ func (p *parser) sample(n int, line []byte) error {
 	return nil
 }
 
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 // location reads a location line ("     1: 0x4e8f6c M=1 main.step
 // /src/main.go:39:0 s=37"), or a line of it inlined into a caller
 // ("             main.step /src/main.go:38:0 s=37"), or "Mappings".
@@ -300,9 +282,7 @@ func (p *parser) location(n int, line []byte) error {
 		i++
 	}
 	j := i
-	for j < len(line) && line[j] >= '0' && line[j] <= '9' {
-		j++
-	}
+	j += lex.Digits(line[j:])
 	if j > i && bytes.HasPrefix(line[j:], []byte(": 0x")) {
 		if p.compat {
 			return p.compatLocation(n, line)
@@ -316,7 +296,7 @@ func (p *parser) location(n int, line []byte) error {
 		}
 		rest := line[j+4:]
 		k := 0
-		for k < len(rest) && isHex(rest[k]) {
+		for k < len(rest) && lex.IsLowerHex(rest[k]) {
 			k++
 		}
 		addr := rest[:k]
@@ -329,9 +309,7 @@ func (p *parser) location(n int, line []byte) error {
 		}
 		if bytes.HasPrefix(rest, []byte("M=")) {
 			m := 2
-			for m < len(rest) && rest[m] >= '0' && rest[m] <= '9' {
-				m++
-			}
+			m += lex.Digits(rest[m:])
 			rest = bytes.TrimPrefix(rest[m:], []byte(" "))
 		}
 		rest = bytes.TrimPrefix(rest, []byte("[F] "))
@@ -366,10 +344,6 @@ func (p *parser) location(n int, line []byte) error {
 // functions the previous lines were inlined into.
 var continuation = []byte("             ")
 
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
-}
-
 // addLine adds the frame of one line entry of the current location:
 // "NAME FILE:LINE:COL s=START[(SYSTEMNAME)]", "??" (no function), or
 // nothing (a location without lines).
@@ -396,7 +370,7 @@ func lineName(rest []byte) []byte {
 	// An empty name: " FILE:LINE:COL s=START(SYSTEMNAME)".
 	if rest[len(rest)-1] == ')' {
 		if i := bytes.Index(rest, []byte(" s=")); i >= 0 {
-			if j := bytes.IndexByte(rest[i:], '('); j > 0 && isDigits(rest[i+3:i+j]) {
+			if j := bytes.IndexByte(rest[i:], '('); j > 0 && lex.IsDigits(rest[i+3:i+j]) {
 				return rest[i+j+1 : len(rest)-1]
 			}
 		}
@@ -443,9 +417,9 @@ func (p *parser) flushLocation() error {
 			b = append(b, ';')
 		}
 		if sp := p.inner[k]; sp[0] >= 0 {
-			b = appendName(b, p.arena[sp[0]:sp[1]])
+			b = lex.AppendFrameLine(b, p.arena[sp[0]:sp[1]])
 		} else {
-			b = appendName(b, p.addrName())
+			b = lex.AppendFrameLine(b, p.addrName())
 		}
 	}
 	p.nameArena = b
@@ -460,21 +434,6 @@ func (p *parser) addrName() []byte {
 		return append([]byte("0x"), a...)
 	}
 	return []byte(unknown)
-}
-
-// appendName appends a frame name made safe for a folded line: ';'
-// separates frames and a newline ends the line, so they become ':' and ' '.
-func appendName(b, name []byte) []byte {
-	for _, c := range name {
-		switch c {
-		case ';':
-			c = ':'
-		case '\n', '\r':
-			c = ' '
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // scriptLocation is stackcollapse-go.pl's location pattern.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
+	"github.com/pfold/pfold/ingest/internal/flags"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -25,7 +26,7 @@ const dir formattest.Dir = "../../testdata/goraw"
 var compatFormat = func() format.Format {
 	f := Format
 	f.New = func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		p := newParser(opts.String(SampleIndexFlag.Name), emit, diag)
+		p := newParser(opts.String(flags.SampleIndex.Name), emit, diag)
 		p.compat = true
 		return p, nil
 	}
@@ -40,7 +41,7 @@ func run(t testing.TB, data []byte, index string, compat bool) string {
 	if compat {
 		f = compatFormat
 	}
-	res, err := formattest.Fold(f, format.MapOptions{SampleIndexFlag.Name: index}, formattest.Input{Name: "in", Data: data})
+	res, err := formattest.Fold(f, format.MapOptions{flags.SampleIndex.Name: index}, formattest.Input{Name: "in", Data: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func columns(data []byte) int {
 func indexes(_ testing.TB, _ string, data []byte) []formattest.Option {
 	var opts []formattest.Option
 	for i := range columns(data) {
-		opts = append(opts, formattest.Option{Name: "sample-index-" + strconv.Itoa(i), Opts: format.MapOptions{SampleIndexFlag.Name: strconv.Itoa(i)}})
+		opts = append(opts, formattest.Option{Name: "sample-index-" + strconv.Itoa(i), Opts: format.MapOptions{flags.SampleIndex.Name: strconv.Itoa(i)}})
 	}
 	return opts
 }
@@ -154,7 +155,7 @@ func TestSampleIndex(t *testing.T) {
 	}
 	var cases []formattest.Case
 	for _, bad := range []string{"4", "-1", "nope"} {
-		cases = append(cases, formattest.Case{Name: bad, In: string(heap), Opts: format.MapOptions{SampleIndexFlag.Name: bad}, Err: "--sample-index"})
+		cases = append(cases, formattest.Case{Name: bad, In: string(heap), Opts: format.MapOptions{flags.SampleIndex.Name: bad}, Err: "--sample-index"})
 	}
 	formattest.Cases(t, Format, cases)
 }
@@ -204,7 +205,7 @@ func TestCases(t *testing.T) {
 	}
 	var cs []formattest.Case
 	for _, c := range cases {
-		cs = append(cs, formattest.Case{Name: c.name, In: c.in, Opts: format.MapOptions{SampleIndexFlag.Name: c.index}, Want: c.want, Malformed: c.malformed})
+		cs = append(cs, formattest.Case{Name: c.name, In: c.in, Opts: format.MapOptions{flags.SampleIndex.Name: c.index}, Want: c.want, Malformed: c.malformed})
 	}
 	formattest.Cases(t, Format, cs)
 	// Two inputs: each is a profile of its own.

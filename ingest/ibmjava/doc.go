@@ -27,6 +27,6 @@
 //
 // The parser holds one thread at a time. It imports only fold, stream,
 // ingest/format, ingest/internal/backtrace, ingest/internal/javaopts (the
-// options it shares with jstack) and the standard library, and must
-// import nothing else.
+// options it shares with jstack), ingest/internal/lex and the standard
+// library, and must import nothing else.
 package ibmjava

@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/javaopts"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -53,9 +54,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(line) > 0 && line[0] == '#' {
 		return nil
 	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	switch {
 	case bytes.HasPrefix(line, nativeStack):
 		return p.flush()
@@ -120,20 +119,9 @@ func (p *parser) flush() error {
 	if !p.hasName && p.frames.Len() == 0 {
 		return nil
 	}
-	s := p.stack[:0]
-	if p.hasName {
-		s = append(s, p.name...)
-		if p.frames.Len() > 0 {
-			s = append(s, ';')
-		}
-	}
-	s = p.frames.AppendStack(s)
-	if len(s) == 0 {
-		s = append(s, '-') // a thread named "" with no frames: "" is no stack
-	}
-	p.stack = s
+	p.stack = javaopts.AppendThread(p.stack[:0], p.name, p.hasName, &p.frames)
 	p.threads++
-	return p.emit(s, fold.Int(1))
+	return p.emit(p.stack, fold.Int(1))
 }
 
 func (p *parser) End() error { return p.flush() }
@@ -178,14 +166,8 @@ func shortenPkgs(dst, f []byte) []byte {
 // sniff is Sure on a javacore: its section lines (0SECTION, 1TISIGINFO)
 // or the thread lines the script reads (3XMTHREADINFO, 4XESTACKTRACE).
 func sniff(prefix []byte) format.Score {
-	for len(prefix) > 0 {
-		line := prefix
-		i := bytes.IndexByte(prefix, '\n')
-		if i >= 0 {
-			line, prefix = prefix[:i], prefix[i+1:]
-		} else {
-			prefix = nil
-		}
+	for line := range bytes.Lines(prefix) { // the last one too, even cut short
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		for _, mark := range [][]byte{[]byte("0SECTION       "), []byte("1TISIGINFO     "), threadInfo, []byte("3XMTHREADINFO3           "), stackTrace} {
 			if bytes.HasPrefix(line, mark) {
 				return format.Sure

@@ -10,5 +10,5 @@
 // stops at µs).
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream, ingest/format and ingest/internal/calltree.
+// stream, ingest/format, ingest/internal/calltree and ingest/internal/lex.
 package instruments

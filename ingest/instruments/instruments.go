@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -38,7 +39,7 @@ type row struct {
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = calltree.TrimSpaceRight(line)
+	line = lex.TrimRight(line)
 	if len(line) == 0 {
 		return nil
 	}

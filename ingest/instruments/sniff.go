@@ -4,7 +4,7 @@ import (
 	"bytes"
 
 	"github.com/pfold/pfold/ingest/format"
-	"github.com/pfold/pfold/ingest/internal/calltree"
+	"github.com/pfold/pfold/ingest/internal/lex"
 )
 
 // sniff is Sure when the first row after the header (or the first line
@@ -17,7 +17,7 @@ func sniff(prefix []byte) format.Score {
 	}
 	rows := 0
 	for i, l := range lines {
-		l = calltree.TrimSpaceRight(l)
+		l = lex.TrimRight(l)
 		if len(l) == 0 {
 			continue
 		}

@@ -29,6 +29,7 @@
 // The parser holds the trace being read and, for "... N more", the
 // traces that enclose it. It imports only fold, stream, ingest/format,
 // ingest/internal/backtrace, ingest/internal/javaopts (--shorten-pkgs,
-// shared with jstack and ibmjava) and the standard library, and must
+// shared with jstack and ibmjava), ingest/internal/lex and the standard
+// library, and must
 // import nothing else.
 package javaexceptions

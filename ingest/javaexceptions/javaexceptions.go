@@ -9,6 +9,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/javaopts"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -58,10 +59,8 @@ type parser struct {
 var atPrefix = []byte("at ")
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
-	rest := trimSpace(line)
+	line = lex.TrimCR(line)
+	rest := lex.TrimLeft(line)
 	if bytes.HasPrefix(rest, atPrefix) {
 		f := rest[len(atPrefix):]
 		if i := bytes.IndexByte(f, '('); i >= 0 {
@@ -217,7 +216,7 @@ func isLockLine(rest []byte) bool {
 	if len(rest) == 0 || rest[0] != '-' {
 		return false
 	}
-	r := trimSpace(rest[1:])
+	r := lex.TrimLeft(rest[1:])
 	for _, w := range []string{"locked ", "waiting to lock ", "waiting to re-lock ", "parking to wait for ", "blocked on ", "eliminated "} {
 		if bytes.HasPrefix(r, []byte(w)) {
 			return true
@@ -256,16 +255,6 @@ func isWord(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
-// isSpace is Perl's \s on bytes: space, \t, \n, \v, \f, \r.
-func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	return b
-}
-
 // sniff is Sure on a Java exception in a log: a line naming an
 // exception (java.io.IOException: …, Caused by: …, Exception in thread
 // …) followed by its first "at" frame. A thread dump (jstack's format)
@@ -273,19 +262,13 @@ func trimSpace(b []byte) []byte {
 func sniff(prefix []byte) format.Score {
 	var prev []byte
 	found := false
-	for len(prefix) > 0 {
-		line := prefix
-		i := bytes.IndexByte(prefix, '\n')
-		if i >= 0 {
-			line, prefix = prefix[:i], prefix[i+1:]
-		} else {
-			prefix = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
+	for line := range bytes.Lines(prefix) { // the last one too, even cut short
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		line = lex.TrimCR(line)
 		if bytes.Contains(line, []byte("java.lang.Thread.State: ")) || bytes.HasPrefix(line, []byte("Full thread dump ")) {
 			return format.No
 		}
-		if !found && prev != nil && len(line) > 0 && isSpace(line[0]) && isFrame(trimSpace(line)) && isException(prev) {
+		if !found && prev != nil && len(line) > 0 && lex.IsSpace(line[0]) && isFrame(lex.TrimLeft(line)) && isException(prev) {
 			found = true
 		}
 		prev = line
@@ -308,7 +291,7 @@ func isFrame(rest []byte) bool {
 
 // isException: the line a printed exception starts with.
 func isException(line []byte) bool {
-	r := trimSpace(line)
+	r := lex.TrimLeft(line)
 	for _, p := range []string{"Caused by: ", "Suppressed: ", "Exception in thread "} {
 		if bytes.HasPrefix(r, []byte(p)) {
 			return true

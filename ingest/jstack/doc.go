@@ -33,6 +33,7 @@
 //
 // The parser holds one thread's frames at a time. It imports only fold,
 // stream, ingest/format, ingest/internal/backtrace,
-// ingest/internal/javaopts (the options it shares with ibmjava) and the
-// standard library, and must import nothing else.
+// ingest/internal/javaopts (the options it shares with ibmjava),
+// ingest/internal/lex and the standard library, and must import nothing
+// else.
 package jstack

@@ -8,6 +8,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
 	"github.com/pfold/pfold/ingest/internal/javaopts"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -59,10 +60,8 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(line) > 0 && line[0] == '#' {
 		return nil // the script skips comment lines
 	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
-	rest := trimSpace(line)
+	line = lex.TrimCR(line)
+	rest := lex.TrimLeft(line)
 	if len(rest) == 0 {
 		return p.endThread()
 	}
@@ -73,11 +72,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.header(line[1:])
 		return nil
 	}
-	if i := bytes.Index(line, statePrefix); i >= 0 && i+len(statePrefix) < len(line) && !isSpace(line[i+len(statePrefix)]) {
+	if i := bytes.Index(line, statePrefix); i >= 0 && i+len(statePrefix) < len(line) && !lex.IsSpace(line[i+len(statePrefix)]) {
 		if p.st == unknown {
 			s := line[i+len(statePrefix):]
 			j := 0
-			for j < len(s) && !isSpace(s[j]) {
+			for j < len(s) && !lex.IsSpace(s[j]) {
 				j++
 			}
 			if string(s[:j]) == "RUNNABLE" {
@@ -202,20 +201,9 @@ func (p *parser) endThread() error {
 	if !p.hasName && p.frames.Len() == 0 {
 		return nil // nothing to name it by (the script prints nothing either)
 	}
-	s := p.stack[:0]
-	if p.hasName {
-		s = append(s, p.name...)
-		if p.frames.Len() > 0 {
-			s = append(s, ';')
-		}
-	}
-	s = p.frames.AppendStack(s)
-	if len(s) == 0 {
-		s = append(s, '-') // a thread named "" with no frames: "" is no stack
-	}
-	p.stack = s
+	p.stack = javaopts.AppendThread(p.stack[:0], p.name, p.hasName, &p.frames)
 	p.kept++
-	return p.emit(s, fold.Int(1))
+	return p.emit(p.stack, fold.Int(1))
 }
 
 func (p *parser) reset() {
@@ -258,7 +246,7 @@ func skipped(line, rest []byte) bool {
 		return true
 	}
 	// jcmd's first line: the pid and a colon.
-	if rest[len(rest)-1] == ':' && allDigits(rest[:len(rest)-1]) {
+	if rest[len(rest)-1] == ':' && lex.IsDigits(rest[:len(rest)-1]) {
 		return true
 	}
 	return false
@@ -282,26 +270,7 @@ func shortenPkgs(dst, f []byte) []byte {
 	return append(javaopts.AppendInitials(dst, f[:q+1]), f[q+1:]...)
 }
 
-// isSpace is Perl's \s on bytes: space, \t, \n, \v, \f, \r.
-func isSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
-
-func trimSpace(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	return b
-}
-
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if !isDigit(c) {
-			return false
-		}
-	}
-	return len(b) > 0
-}
 
 func allByte(b []byte, c byte) bool {
 	for _, x := range b {
@@ -317,18 +286,12 @@ func allByte(b []byte, c byte) bool {
 // "java.lang.Thread.State:" line.
 func sniff(prefix []byte) format.Score {
 	prevHeader := false
-	for len(prefix) > 0 {
-		line := prefix
-		i := bytes.IndexByte(prefix, '\n')
-		if i >= 0 {
-			line, prefix = prefix[:i], prefix[i+1:]
-		} else {
-			prefix = nil
-		}
+	for line := range bytes.Lines(prefix) { // the last one too, even cut short
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		if bytes.HasPrefix(line, []byte("Full thread dump ")) {
 			return format.Sure
 		}
-		if prevHeader && bytes.HasPrefix(trimSpace(line), statePrefix) && len(line) > len(trimSpace(line)) {
+		if prevHeader && bytes.HasPrefix(lex.TrimLeft(line), statePrefix) && len(line) > len(lex.TrimLeft(line)) {
 			return format.Sure
 		}
 		prevHeader = len(line) > 2 && line[0] == '"' && bytes.IndexByte(line[1:], '"') >= 0

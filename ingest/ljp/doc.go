@@ -17,6 +17,7 @@
 // drops.
 //
 // The parser holds one trace at a time. It imports only fold, stream,
-// ingest/format, ingest/internal/backtrace and the standard library, and
+// ingest/format, ingest/internal/backtrace, ingest/internal/lex and the
+// standard library, and
 // must import nothing else.
 package ljp

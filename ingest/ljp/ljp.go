@@ -7,6 +7,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -44,9 +45,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.done {
 		return nil
 	}
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	var stripped []byte
 	stripped, p.scratch = stripLocation(line, p.scratch)
 	p.fields = fields(p.fields[:0], stripped)
@@ -68,7 +67,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.open, p.count = true, c
 		p.frames.Add(f[2])
 		return nil
-	case len(f) == 1 && !isBlank(line[0]) && isDigits(f[0]), len(f) == 2 && isDigits(f[0]) && isInt(f[1]):
+	case len(f) == 1 && !isBlank(line[0]) && lex.IsDigits(f[0]), len(f) == 2 && lex.IsDigits(f[0]) && isInt(f[1]):
 		// A trace the profiler could not walk: "COUNT " (AsyncGetCallTrace
 		// failed) or "COUNT 0 " (no frames).
 		if err := p.flush(); err != nil {
@@ -162,20 +161,11 @@ func fields(dst [][]byte, b []byte) [][]byte {
 
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
 
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 func isInt(b []byte) bool {
 	if len(b) > 1 && b[0] == '-' {
 		b = b[1:]
 	}
-	return isDigits(b)
+	return lex.IsDigits(b)
 }
 
 // sniff is Sure on the profiler's traces: a trace's first line "COUNT
@@ -184,14 +174,7 @@ func isInt(b []byte) bool {
 func sniff(prefix []byte) format.Score {
 	var prev []byte
 	havePrev := false
-	for len(prefix) > 0 {
-		line := prefix
-		i := bytes.IndexByte(prefix, '\n')
-		if i < 0 {
-			break // may be cut short
-		}
-		line, prefix = prefix[:i], prefix[i+1:]
-		line = bytes.TrimSuffix(line, []byte("\r"))
+	for line := range format.Lines(prefix) {
 		if bytes.HasPrefix(line, []byte("Total trace count = ")) && bytes.Contains(line, []byte(", Total traces = ")) {
 			return format.Sure
 		}
@@ -206,7 +189,7 @@ func sniff(prefix []byte) format.Score {
 // isHeader: "COUNT NFRAMES frame(…)".
 func isHeader(line []byte) bool {
 	f := fields(nil, line)
-	return len(f) == 3 && isDigits(f[0]) && isInt(f[1]) && isLocated(f[2])
+	return len(f) == 3 && lex.IsDigits(f[0]) && isInt(f[1]) && isLocated(f[2])
 }
 
 // isFrameLine: a calling frame, indented, "name(File:LINE)".

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/ingest/format/formattest"
+	"github.com/pfold/pfold/ingest/internal/lex"
 )
 
 var _ = flag.Bool("update", false, "rewrite the golden files")
@@ -69,7 +70,7 @@ func unmangled(t *testing.T, folded string) string {
 			t.Fatal(err)
 		}
 		st := l[:i]
-		if root, rest, ok := strings.Cut(st, ";"); ok && isDigits([]byte(root)) {
+		if root, rest, ok := strings.Cut(st, ";"); ok && lex.IsDigits([]byte(root)) {
 			st = rest
 		}
 		sums[st] += n

@@ -2,6 +2,7 @@
 // --stdio --no-children -n -g folded,0,caller,count -s comm), as Brendan
 // Gregg's awk one-liner folds them, keeping process names with spaces.
 //
-// It imports fold, stream and ingest/format; never another format, a
+// It imports fold, stream, ingest/format and ingest/internal/lex; never
+// another format, a
 // transform, a writer or a command.
 package perfreport

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -56,7 +57,7 @@ func Sniff(prefix []byte) format.Score {
 			entry = true
 			continue
 		case entry && t[0] >= '0' && t[0] <= '9':
-			if num, chain, ok := bytes.Cut(t, []byte(" ")); ok && isDigits(num) && len(chain) > 0 {
+			if num, chain, ok := bytes.Cut(t, []byte(" ")); ok && lex.IsDigits(num) && len(chain) > 0 {
 				return format.Sure
 			}
 		}
@@ -72,15 +73,6 @@ func isEntry(l []byte) bool {
 	}
 	tok, rest := nextField(l)
 	return len(tok) > 1 && tok[len(tok)-1] == '%' && isDecimal(tok[:len(tok)-1]) && len(bytes.TrimSpace(rest)) > 0
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 // appendComm appends a process name with its spaces made '_', as perf

@@ -30,6 +30,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -157,12 +158,12 @@ func (p *Parser) entry(name string, lineNo int, line, text []byte) error {
 	if p.header {
 		for i := 0; i < p.numCols; i++ {
 			tok, after := nextField(rest)
-			if !isDigits(tok) {
+			if !lex.IsDigits(tok) {
 				return p.diag.Malformed(name, lineNo, line, "entry without the Samples/Period column the header announces")
 			}
 			rest = after
 		}
-	} else if tok, after := nextField(rest); isDigits(tok) && len(bytes.TrimSpace(after)) > 0 {
+	} else if tok, after := nextField(rest); lex.IsDigits(tok) && len(bytes.TrimSpace(after)) > 0 {
 		// No header seen: a number followed by more text is taken for
 		// the Samples column (perf report -n), as the command below asks.
 		rest = after

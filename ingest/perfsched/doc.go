@@ -26,5 +26,6 @@
 // The parser holds, per input, the pending switch stack of each thread,
 // the sums by stack (the output), and with --recurse the last chain of
 // each thread: a few stacks per thread, not the input. It imports only
-// fold, stream, ingest/format and the standard library.
+// fold, stream, ingest/format, ingest/internal/lex and the standard
+// library.
 package perfsched

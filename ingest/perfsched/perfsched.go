@@ -7,6 +7,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -150,10 +151,10 @@ var (
 )
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = bytes.TrimSuffix(line, []byte("\r"))
+	line = lex.TrimCR(line)
 	comment := len(line) > 0 && line[0] == '#'
 	sched := !comment && bytes.Contains(line, markSched)
-	spaced := len(line) > 0 && isSpace(line[0])
+	spaced := len(line) > 0 && lex.IsSpace(line[0])
 
 	// The awk's rules, in its order, each on the same line.
 	if sched && bytes.Contains(line, markSwitch) {
@@ -284,11 +285,6 @@ func (p *parser) End() error {
 	return err
 }
 
-// isSpace is gawk's \s and [:space:].
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
 // isBlank separates awk's default fields.
 func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
 
@@ -304,7 +300,7 @@ func capture(line []byte, name string) []byte {
 		v := i + len(name)
 		if v < len(line) && line[v] == '=' {
 			e := v + 1
-			for e < len(line) && !isSpace(line[e]) {
+			for e < len(line) && !lex.IsSpace(line[e]) {
 				e++
 			}
 			if e > v+1 {
@@ -403,7 +399,7 @@ func needsSqueeze(span []byte) bool {
 // optional sign, digits, a fraction, an exponent; anything else is 0.
 func awkInt(b []byte) float64 {
 	i := 0
-	for i < len(b) && isSpace(b[i]) {
+	for i < len(b) && lex.IsSpace(b[i]) {
 		i++
 	}
 	s := i
@@ -411,14 +407,10 @@ func awkInt(b []byte) float64 {
 		i++
 	}
 	d := i
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
+	i += lex.Digits(b[i:])
 	if i < len(b) && b[i] == '.' {
 		i++
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i += lex.Digits(b[i:])
 	}
 	if i == d || i == d+1 && b[d] == '.' {
 		return 0
@@ -429,9 +421,7 @@ func awkInt(b []byte) float64 {
 			j++
 		}
 		if j < len(b) && b[j] >= '0' && b[j] <= '9' {
-			for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-				j++
-			}
+			j += lex.Digits(b[j:])
 			i = j
 		}
 	}
@@ -447,12 +437,8 @@ func awkInt(b []byte) float64 {
 // fields the script reads (comm=, pid=, delay=): only an off-CPU
 // recording has them.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		if len(l) == 0 || l[0] == '#' || isSpace(l[0]) {
+	for l := range format.Lines(prefix) {
+		if len(l) == 0 || l[0] == '#' || lex.IsSpace(l[0]) {
 			continue
 		}
 		for _, m := range [][]byte{markSleep, markBlocked} {

@@ -14,5 +14,5 @@
 // callgraph line folds to nothing (the script prints " ").
 //
 // The parser holds one path of the tree at a time. It imports only fold,
-// stream, ingest/format and the standard library.
+// stream, ingest/format, ingest/internal/lex and the standard library.
 package pmc

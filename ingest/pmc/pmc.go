@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -56,30 +57,23 @@ func parseLine(l []byte) (depth int, count, name []byte, ok bool) {
 	}
 	j += 4
 	k := j
-	for k < len(l) && l[k] >= '0' && l[k] <= '9' {
-		k++
-	}
+	k += lex.Digits(l[k:])
 	if k == j || k == len(l) || l[k] != ']' {
 		return 0, nil, nil, false
 	}
 	count = l[j:k]
 	k++
-	for k < len(l) && isSpace(l[k]) {
+	for k < len(l) && lex.IsSpace(l[k]) {
 		k++
 	}
 	e := k
-	for e < len(l) && !isSpace(l[e]) {
+	for e < len(l) && !lex.IsSpace(l[e]) {
 		e++
 	}
 	if e == k {
 		return 0, nil, nil, false
 	}
 	return depth, count, l[k:e], true
-}
-
-// isSpace is Perl's \s.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {
@@ -151,13 +145,8 @@ func (p *parser) End() error {
 // or a callgraph line ("NN.NN%  [count]  name"), the first such line at
 // the top of a tree.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	entries := 0
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
+	for l := range format.Lines(prefix) {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
@@ -182,14 +171,5 @@ func isHeader(l []byte) bool {
 		return false
 	}
 	i := bytes.LastIndexByte(l, '[')
-	return i > 2 && isDigits(l[i+1:len(l)-len(" samples]")])
-}
-
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
+	return i > 2 && lex.IsDigits(l[i+1:len(l)-len(" samples]")])
 }

@@ -70,7 +70,9 @@
 //
 // # Imports
 //
-// Only fold, stream, ingest/format, the standard library and
+// Only fold, stream, ingest/format, ingest/internal/flags (--sample-index,
+// which the go format shares), ingest/internal/lex, the standard library
+// and
 // github.com/google/pprof/profile; never another format package, the
 // registry or a command.
 package pprofproto

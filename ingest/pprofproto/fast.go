@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/internal/lex"
 )
 
 // The fast path: profile.proto decoded here, straight from the wire
@@ -756,9 +757,9 @@ func (fp *fastProfile) frames(i int32) []byte {
 			f := &fp.funcs[fp.lines[k]]
 			switch {
 			case f.nameFrame:
-				b = appendName(b, fp.str(f.nameX))
+				b = lex.AppendFrameLine(b, fp.str(f.nameX))
 			case f.sysFrame:
-				b = appendName(b, fp.str(f.sysX))
+				b = lex.AppendFrameLine(b, fp.str(f.sysX))
 			default:
 				b = appendAddr(b, l.address)
 			}
@@ -779,7 +780,7 @@ func (fp *fastProfile) strFrame(x int64) (int, int) {
 	}
 	if fp.strFrames[x][0] < 0 {
 		start := len(fp.names)
-		fp.names = appendName(fp.names, fp.str(x))
+		fp.names = lex.AppendFrameLine(fp.names, fp.str(x))
 		fp.strFrames[x] = [2]int{start, len(fp.names)}
 	}
 	return fp.strFrames[x][0], fp.strFrames[x][1]

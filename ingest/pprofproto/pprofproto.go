@@ -10,30 +10,23 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
-
-// SampleIndexFlag is --sample-index, shared with the "go" format (the
-// same name, kind and text there).
-var SampleIndexFlag = format.Flag{
-	Name: "sample-index",
-	Kind: format.String,
-	Usage: "go, pprof: the sample value to fold, by type name or index, as go tool pprof -sample_index " +
-		"(default: pprof, the profile's default type, else the last; go, the first value, as stackcollapse-go.pl)",
-}
 
 // Format is the pprof profile.proto format.
 var Format = format.Format{
 	Name:     "pprof",
 	Replaces: "go tool pprof -traces, stackcollapse-go.pl",
 	Sniff:    Sniff,
-	Flags:    []format.Flag{SampleIndexFlag},
+	Flags:    []format.Flag{flags.SampleIndex},
 	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
 		mem := format.EnvOf(opts).Mem
 		if mem <= 0 {
 			mem = 32 << 20
 		}
-		return &parser{emit: emit, diag: diag, index: opts.String(SampleIndexFlag.Name), mem: mem}, nil
+		return &parser{emit: emit, diag: diag, index: opts.String(flags.SampleIndex.Name), mem: mem}, nil
 	},
 }
 
@@ -185,9 +178,9 @@ func (p *parser) locationName(l *profile.Location) []byte {
 		fn := l.Line[k].Function
 		switch {
 		case fn != nil && fn.Name != "":
-			b = appendName(b, fn.Name)
+			b = lex.AppendFrameLine(b, fn.Name)
 		case fn != nil && fn.SystemName != "":
-			b = appendName(b, fn.SystemName)
+			b = lex.AppendFrameLine(b, fn.SystemName)
 		default:
 			b = appendAddr(b, l.Address)
 		}
@@ -203,22 +196,6 @@ func appendAddr(b []byte, addr uint64) []byte {
 		return append(b, unknown...)
 	}
 	return strconv.AppendUint(append(b, "0x"...), addr, 16)
-}
-
-// appendName appends a frame name made safe for a folded line: ';'
-// separates frames and a newline ends the line, so they become ':' and ' '.
-func appendName[S string | []byte](b []byte, name S) []byte {
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch c {
-		case ';':
-			c = ':'
-		case '\n', '\r':
-			c = ' '
-		}
-		b = append(b, c)
-	}
-	return b
 }
 
 // Stats says what was read, for --stats.

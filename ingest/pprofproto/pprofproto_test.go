@@ -15,39 +15,25 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/format/formattest"
 	"github.com/pfold/pfold/ingest/goraw"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/pprof"
 	"github.com/pfold/pfold/stream"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
-const dir = "../../testdata/pprofproto"
+// dir holds the profiles (gzipped: Read un-gzips them as pfold's core
+// does), go tool pprof -traces' stacks and the goldens.
+const dir formattest.Dir = "../../testdata/pprofproto"
 
-func read(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
-// proto returns the protobuf of a profile file, un-gzipped as pfold's
-// core un-gzips its inputs.
-func proto(t testing.TB, name string) []byte {
-	t.Helper()
-	return gunzip(t, read(t, name))
-}
-
+// gunzip un-gzips a profile pfold's pprof writer wrote.
 func gunzip(t testing.TB, b []byte) []byte {
 	t.Helper()
 	z, err := gzip.NewReader(bytes.NewReader(b))
@@ -61,8 +47,8 @@ func gunzip(t testing.TB, b []byte) []byte {
 	return out
 }
 
-// collector sums emitted stacks, those counted 0 included (pfold prints
-// them; formattest.Fold leaves them out).
+// collector sums emitted stacks, those counted 0 included, for the runs
+// that reach into the parser (runPath) and to read folded stacks.
 type collector map[string]fold.Count
 
 func (c collector) emit(stack []byte, n fold.Count) error {
@@ -71,61 +57,30 @@ func (c collector) emit(stack []byte, n fold.Count) error {
 	return err
 }
 
-func (c collector) String() string {
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var out []byte
-	for _, k := range keys {
-		out = fold.AppendLine(out, []byte(k), c[k])
-	}
-	return string(out)
-}
+func (c collector) String() string { return stacktest.Folded(c) }
 
 // run folds one protobuf with --sample-index index ("" for none).
 func run(t testing.TB, data []byte, index string) (string, error) {
 	t.Helper()
-	c := collector{}
-	var warn bytes.Buffer
-	p, err := Format.NewDocument(format.MapOptions{"sample-index": index}, c.emit, stream.NewDiag(&warn, false))
+	res, err := formattest.Fold(Format, format.MapOptions{"sample-index": index}, formattest.Input{Name: "in", Data: data})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Read("in", bytes.NewReader(data)); err != nil {
 		return "", err
 	}
-	if warn.Len() > 0 {
-		t.Errorf("warnings: %s", warn.String())
+	if res.Warnings != "" {
+		t.Errorf("warnings: %s", res.Warnings)
 	}
-	return c.String(), nil
+	return res.Folded, nil
 }
 
 // runGo folds go tool pprof -raw text with the "go" format.
 func runGo(t testing.TB, data []byte, index string) string {
 	t.Helper()
-	c := collector{}
-	p, err := goraw.Format.New(format.MapOptions{"sample-index": index}, c.emit, stream.NewDiag(io.Discard, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for line := range bytes.Lines(data) {
-		n++
-		if err := p.Line("in", n, bytes.TrimSuffix(line, []byte("\n"))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := p.End(); err != nil {
-		t.Fatal(err)
-	}
-	return c.String()
+	return formattest.FoldText(t, goraw.Format, format.MapOptions{"sample-index": index}, string(data))
 }
 
 // inputs lists the profiles, but diff.pb.gz (negative values, refused).
 func inputs(t testing.TB) []string {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.pb.gz"))
+	files, _ := filepath.Glob(dir.Path("*.pb.gz"))
 	var names []string
 	for _, f := range files {
 		if n := strings.TrimSuffix(filepath.Base(f), ".pb.gz"); n != "diff" {
@@ -147,54 +102,30 @@ func sampleTypes(t testing.TB, data []byte) int {
 	return len(p.SampleType)
 }
 
-// differs lists the goldens that differ from go tool pprof -traces on
-// purpose (their traces turned into folded stacks), and why.
-var differs = map[string]string{
-	"edge": "-traces names a location without function name by its binary ([app]) or <unknown>, pfold by its function's system name " +
-		"or its address (as -raw prints them); " +
-		"-traces leaves out the sample without locations, pfold counts it as [unknown]",
-}
-
 // TestGolden folds every profile, by default and for each sample type;
-// the goldens equal go tool pprof -traces' stacks and values, but where
-// listed in differs.
+// the goldens equal go tool pprof -traces' stacks and values, but
+// edge's.
 func TestGolden(t *testing.T) {
-	for _, name := range inputs(t) {
-		data := proto(t, name+".pb.gz")
-		opts := []string{""}
+	sampleIndexes := func(t testing.TB, data []byte) []formattest.Option {
+		var opts []formattest.Option
 		for i := range sampleTypes(t, data) {
-			opts = append(opts, strconv.Itoa(i))
+			opts = append(opts, formattest.Option{Name: "sample-index-" + strconv.Itoa(i), Opts: format.MapOptions{"sample-index": strconv.Itoa(i)}})
 		}
-		for _, index := range opts {
-			base := name
-			if index != "" {
-				base += ".sample-index-" + index
-			}
-			got, err := run(t, data, index)
-			if err != nil {
-				t.Fatalf("%s: %v", base, err)
-			}
-			golden := filepath.Join(dir, "golden", base+".folded")
-			if *update {
-				os.MkdirAll(filepath.Dir(golden), 0o755)
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want := read(t, "golden/"+base+".folded")
-			if got != string(want) {
-				t.Errorf("%s differs from its golden", base)
-			}
-			oracle := read(t, base+".oracle.folded")
-			why := differs[name]
-			switch {
-			case why == "" && string(want) != string(oracle):
-				t.Errorf("golden %s differs from go tool pprof -traces", base)
-			case why != "" && string(want) == string(oracle):
-				t.Errorf("golden %s equals go tool pprof -traces: take it off the list (%s)", base, why)
-			}
-		}
+		return opts
 	}
+	edge := formattest.Diff{Why: "-traces names a location without function name by its binary ([app]) or <unknown>, pfold by its function's system name " +
+		"or its address (as -raw prints them); " +
+		"-traces leaves out the sample without locations, pfold counts it as [unknown]"}
+	differs := map[string]formattest.Diff{"edge": edge}
+	for _, o := range sampleIndexes(t, dir.Read(t, "edge.pb.gz")) {
+		differs["edge."+o.Name] = edge
+	}
+	formattest.Golden{
+		Format: Format, Dir: dir, Inputs: []string{"*.pb.gz"}, Ext: ".pb", Min: 12,
+		Skip:       map[string]string{"diff.pb.gz": "negative values (go tool pprof -diff_base), refused: TestNegative"},
+		OptionsOf:  func(t testing.TB, _ string, data []byte) []formattest.Option { return sampleIndexes(t, data) },
+		References: []formattest.Reference{{Tool: "go tool pprof -traces", Differs: differs}},
+	}.Test(t)
 }
 
 // TestSameAsGo: the "pprof" format on a profile and the "go" format on
@@ -202,8 +133,8 @@ func TestGolden(t *testing.T) {
 // sample type.
 func TestSameAsGo(t *testing.T) {
 	for _, name := range inputs(t) {
-		data := proto(t, name+".pb.gz")
-		raw, err := os.ReadFile(filepath.Join(dir, "../goraw", name+".txt"))
+		data := dir.Read(t, name+".pb.gz")
+		raw, err := os.ReadFile(dir.Path("../goraw/" + name + ".txt"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +155,7 @@ func TestSameAsGo(t *testing.T) {
 // add up to the sum of the profile's values of that type.
 func TestTotals(t *testing.T) {
 	for _, name := range inputs(t) {
-		p, err := profile.ParseData(proto(t, name+".pb.gz"))
+		p, err := profile.ParseData(dir.Read(t, name+".pb.gz"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +165,7 @@ func TestTotals(t *testing.T) {
 				want += s.Value[i]
 			}
 			var got uint64
-			golden := read(t, "golden/"+name+".sample-index-"+strconv.Itoa(i)+".folded")
+			golden := dir.Read(t, "golden/"+name+".sample-index-"+strconv.Itoa(i)+".folded")
 			for line := range bytes.Lines(golden) {
 				_, c, err := fold.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
 				if err != nil {
@@ -249,15 +180,6 @@ func TestTotals(t *testing.T) {
 	}
 }
 
-// TestFlag: the go and pprof formats define --sample-index alike (pfold
-// keeps one definition of a name).
-func TestFlag(t *testing.T) {
-	a, b := SampleIndexFlag, goraw.SampleIndexFlag
-	if a.Name != b.Name || a.Kind != b.Kind || a.Usage != b.Usage || a.Default != b.Default || len(a.Aliases)+len(b.Aliases) > 0 {
-		t.Errorf("--sample-index: %+v in pprof, %+v in go", a, b)
-	}
-}
-
 // TestDefault: with no --sample-index, the type go tool pprof picks.
 func TestDefault(t *testing.T) {
 	for name, want := range map[string]int{
@@ -269,13 +191,13 @@ func TestDefault(t *testing.T) {
 		"edge":         1, // wall, the default, not the last
 		"export-shape": 2,
 	} {
-		data := proto(t, name+".pb.gz")
+		data := dir.Read(t, name+".pb.gz")
 		got, _ := run(t, data, "")
 		if w, _ := run(t, data, strconv.Itoa(want)); got != w {
 			t.Errorf("%s: the default is not sample type %d", name, want)
 		}
 	}
-	heap := proto(t, "heap.pb.gz")
+	heap := dir.Read(t, "heap.pb.gz")
 	byName, _ := run(t, heap, "inuse_space")
 	if d, _ := run(t, heap, ""); d != byName {
 		t.Errorf("heap: --sample-index inuse_space is not the default")
@@ -290,7 +212,7 @@ func TestDefault(t *testing.T) {
 // TestNegative: go tool pprof -diff_base output has negative values.
 func TestNegative(t *testing.T) {
 	for _, index := range []string{"", "0"} {
-		if _, err := run(t, proto(t, "diff.pb.gz"), index); !errors.Is(err, ErrNegative) {
+		if _, err := run(t, dir.Read(t, "diff.pb.gz"), index); !errors.Is(err, ErrNegative) {
 			t.Errorf("--sample-index %q: err = %v, want ErrNegative", index, err)
 		}
 	}
@@ -301,15 +223,14 @@ func TestNegative(t *testing.T) {
 // are pfold's output on each recorded profile, so this is
 // `pfold x.pb.gz | ppprof | pfold` giving back every stack and count.
 func TestRoundTrip(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(dir, "golden", "*.folded"))
-	files = append(files, filepath.Join(dir, "../pprof/cwork.folded"), filepath.Join(dir, "../pprof/vertx.folded"))
+	files, _ := filepath.Glob(dir.Path("golden/*.folded"))
+	files = append(files, dir.Path("../pprof/cwork.folded"), dir.Path("../pprof/vertx.folded"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		b := pprof.New(pprof.Options{SampleType: "cpu", SampleUnit: "nanoseconds"})
-		want := collector{}
 		for line := range bytes.Lines(data) {
 			stack, c, err := fold.ParseLine(bytes.TrimSuffix(line, []byte("\n")))
 			if err != nil {
@@ -318,7 +239,6 @@ func TestRoundTrip(t *testing.T) {
 			if err := b.Add(stack, c); err != nil {
 				t.Fatal(err)
 			}
-			want.emit(stack, c)
 		}
 		var buf bytes.Buffer
 		if _, err := b.WriteTo(&buf); err != nil {
@@ -332,7 +252,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != want.String() {
+		if got != stacktest.Aggregate(t, data) {
 			t.Errorf("%s: the round trip through ppprof changed the stacks", filepath.Base(f))
 		}
 	}
@@ -342,7 +262,7 @@ func TestRoundTrip(t *testing.T) {
 func TestStats(t *testing.T) {
 	p, _ := Format.NewDocument(format.MapOptions{}, collector{}.emit, stream.NewDiag(io.Discard, false))
 	for _, n := range []string{"cpu.pb.gz", "heap.pb.gz"} {
-		if err := p.Read(n, bytes.NewReader(proto(t, n))); err != nil {
+		if err := p.Read(n, bytes.NewReader(dir.Read(t, n))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -354,7 +274,7 @@ func TestStats(t *testing.T) {
 
 // TestMalformed: what is not a profile is an error naming the input.
 func TestMalformed(t *testing.T) {
-	cpu := proto(t, "cpu.pb.gz")
+	cpu := dir.Read(t, "cpu.pb.gz")
 	for _, data := range [][]byte{cpu[:len(cpu)/2], []byte("hello"), {0x0a, 0xff}} {
 		_, err := formattest.Fold(Format, nil, formattest.Input{Name: "bad.pb", Data: data})
 		if err == nil || !strings.HasPrefix(err.Error(), "bad.pb: ") {
@@ -371,11 +291,11 @@ func TestMalformed(t *testing.T) {
 // other formats pfold reads and what is no profile are not taken for it.
 func TestSniff(t *testing.T) {
 	for _, name := range inputs(t) {
-		if s := Format.Sniff(proto(t, name+".pb.gz")); s != format.Sure {
+		if s := Format.Sniff(dir.Read(t, name+".pb.gz")); s != format.Sure {
 			t.Errorf("%s: %v", name, s)
 		}
 	}
-	if s := Format.Sniff(proto(t, "diff.pb.gz")); s != format.Sure {
+	if s := Format.Sniff(dir.Read(t, "diff.pb.gz")); s != format.Sure {
 		t.Errorf("diff: %v", s)
 	}
 	// A profile larger than the prefix: the prefix alone is enough.
@@ -398,7 +318,7 @@ func TestSniff(t *testing.T) {
 	var others []string
 	for _, g := range []string{"perf/recorded/*", "perf/flamegraph/*.txt", "dtrace/*.txt", "pfilter/iperf.folded",
 		"stackprof/*", "igprof/*", "perfreport/*.txt", "goraw/*.txt", "pprofproto/*.folded", "pprofproto/*.pb.gz"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "..", g))
+		m, _ := filepath.Glob(dir.Path("../" + g))
 		if len(m) == 0 {
 			t.Errorf("no files match %s", g)
 		}
@@ -440,7 +360,7 @@ func TestSniff(t *testing.T) {
 
 func FuzzPprof(f *testing.F) {
 	for _, n := range []string{"edge.pb.gz", "goroutine.pb.gz", "block.pb.gz", "export-shape.pb.gz"} {
-		f.Add(proto(f, n))
+		f.Add(dir.Read(f, n))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { formattest.Fuzz(t, Format, data) })
 }
@@ -448,16 +368,7 @@ func FuzzPprof(f *testing.F) {
 // BenchmarkPprof folds the go test -cpuprofile recording (its protobuf,
 // un-gzipped as the core hands it over).
 func BenchmarkPprof(b *testing.B) {
-	data := proto(b, "gotest-stream.pb.gz")
-	p, _ := Format.NewDocument(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	defer cpuRate(b, int64(len(data)))()
-	for b.Loop() {
-		if err := p.Read("x", bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	formattest.BenchmarkRead(b, Format, nil, dir.Read(b, "gotest-stream.pb.gz"))
 }
 
 // largeProfile is a long recording: the profile in name (un-gzipped)
@@ -473,7 +384,7 @@ func BenchmarkPprof(b *testing.B) {
 // usual case for large profiles). Either folds into the recording's
 // stacks.
 func largeProfile(tb testing.TB, name string, size int, copies bool) []byte {
-	data := proto(tb, name)
+	data := dir.Read(tb, name)
 	p, err := profile.ParseData(data)
 	if err != nil {
 		tb.Fatal(err)
@@ -553,6 +464,14 @@ func BenchmarkPprofLarge(b *testing.B) { benchLarge(b, false) }
 func BenchmarkPprofLargeSlow(b *testing.B) { benchLarge(b, true) }
 
 func benchLarge(b *testing.B, slowOnly bool) {
+	f := Format
+	f.NewDocument = func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
+		p, err := Format.NewDocument(opts, emit, diag)
+		if err == nil {
+			p.(*parser).slowOnly = slowOnly
+		}
+		return p, err
+	}
 	for _, name := range []string{"gotest-stream", "export-shape"} {
 		for _, copies := range []bool{false, true} {
 			shape := "samples"
@@ -560,34 +479,8 @@ func benchLarge(b *testing.B, slowOnly bool) {
 				shape = "copies"
 			}
 			b.Run(name+"/"+shape, func(b *testing.B) {
-				data := largeProfile(b, name+".pb.gz", 64<<20, copies)
-				p, _ := Format.NewDocument(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
-				p.(*parser).slowOnly = slowOnly
-				b.SetBytes(int64(len(data)))
-				b.ReportAllocs()
-				defer cpuRate(b, int64(len(data)))()
-				for b.Loop() {
-					if err := p.Read("x", bytes.NewReader(data)); err != nil {
-						b.Fatal(err)
-					}
-				}
+				formattest.BenchmarkRead(b, f, nil, largeProfile(b, name+".pb.gz", 64<<20, copies))
 			})
-		}
-	}
-}
-
-// cpuRate reports the throughput by the process's CPU time (user and
-// system), which a machine shared with other jobs does not inflate as it
-// does the wall time behind MB/s.
-func cpuRate(b *testing.B, bytes int64) func() {
-	var before syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-	return func() {
-		var after syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
-		if cpu > 0 {
-			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 		}
 	}
 }
@@ -628,10 +521,10 @@ func TestOdd(t *testing.T) {
 // edge (drop_frames: pruned by google/pprof/profile); what it folds is
 // what the slow path folds.
 func TestFastPath(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(dir, "*.pb.gz"))
+	files, _ := filepath.Glob(dir.Path("*.pb.gz"))
 	for _, f := range files {
 		name := strings.TrimSuffix(filepath.Base(f), ".pb.gz")
-		data := proto(t, name+".pb.gz")
+		data := dir.Read(t, name+".pb.gz")
 		for _, index := range []string{"", "0", "1", "inuse_space", "nope"} {
 			got, gw, gs, gerr, fast := runPath(data, index, false)
 			want, ww, ws, werr, _ := runPath(data, index, true)
@@ -706,7 +599,7 @@ func odd() []byte {
 // indices.
 func FuzzOracle(f *testing.F) {
 	for _, n := range []string{"edge.pb.gz", "goroutine.pb.gz", "block.pb.gz", "export-shape.pb.gz", "diff.pb.gz", "heap.pb.gz"} {
-		f.Add(proto(f, n))
+		f.Add(dir.Read(f, n))
 	}
 	f.Add([]byte("\x0a\x04\x08\x01\x10\x02\x32\x00\x32\x01a"))
 	f.Add(odd())

@@ -18,5 +18,6 @@
 //
 // The package holds one stack (the current path through the call
 // graph) and imports nothing of pfold's but fold, stream, ingest/format,
-// ingest/internal/calltree and ingest/internal/rustname.
+// ingest/internal/calltree, ingest/internal/flags (--no-modules, which
+// vtune shares), ingest/internal/lex and ingest/internal/rustname.
 package sample

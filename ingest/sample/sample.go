@@ -7,6 +7,8 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
+	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/ingest/internal/rustname"
 	"github.com/pfold/pfold/stream"
 )
@@ -16,14 +18,9 @@ var Format = format.Format{
 	Name:     "sample",
 	Replaces: "stackcollapse-sample.awk, inferno-collapse-sample",
 	Sniff:    sniff,
-	Flags: []format.Flag{{
-		Name:    "no-modules",
-		Kind:    format.Bool,
-		Usage:   "sample, vtune: leave out the module (library) before each function name",
-		Default: "false",
-	}},
+	Flags:    []format.Flag{flags.NoModules},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		return &parser{emit: emit, diag: diag, noModules: opts.Bool("no-modules")}, nil
+		return &parser{emit: emit, diag: diag, noModules: opts.Bool(flags.NoModules.Name)}, nil
 	},
 }
 
@@ -90,7 +87,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 		return nil
 	}
-	line = calltree.TrimSpaceRight(line)
+	line = lex.TrimRight(line)
 	if len(line) == 0 {
 		return nil
 	}
@@ -168,11 +165,7 @@ func (p *parser) parse(rest []byte) (uint64, []byte, string) {
 		// Nothing but a hash ("h0123456789abcdef"): keep it.
 		f = append(f, fn...)
 	}
-	for i, c := range f {
-		if c == ';' {
-			f[i] = ':'
-		}
-	}
+	f = lex.AppendFrame(f[:0], f) // in place
 	p.frame = f
 	return count, f, ""
 }

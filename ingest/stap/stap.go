@@ -5,6 +5,8 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -27,35 +29,20 @@ type parser struct {
 	diag *stream.Diag
 
 	name   string
-	start  int      // the pending stack's first line
-	frames [][]byte // leaf first, as read
-	arena  []byte
+	start  int              // the pending stack's first line
+	frames backtrace.Frames // leaf first, as read
 	stack  []byte
 	skip   bool // the pending stack was reported too deep
 }
 
-// isSpace is Perl's \s.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-func trimLeft(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	return b
-}
-
 func (p *parser) Line(name string, n int, line []byte) error {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	t := trimLeft(line)
+	line = lex.TrimCR(line)
+	t := lex.TrimLeft(line)
 	if len(t) == 0 {
 		return nil
 	}
-	if isDigits(t) {
-		if len(p.frames) == 0 && !p.skip {
+	if lex.IsDigits(t) {
+		if p.frames.Len() == 0 && !p.skip {
 			return p.diag.Malformed(name, n, line, "a count with no stack before it")
 		}
 		c, err := fold.ParseCount(t)
@@ -68,12 +55,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if p.skip {
 		return nil
 	}
-	if len(p.frames) == maxFrames {
+	if p.frames.Len() == maxFrames {
 		p.reset()
 		p.skip = true
 		return p.diag.Malformed(name, n, line, "a stack of more frames than any SystemTap prints")
 	}
-	if len(p.frames) == 0 {
+	if p.frames.Len() == 0 {
 		p.name, p.start = name, n
 	}
 	// s/\+[^+]*$//: the offset, size and module go.
@@ -87,9 +74,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(t) == 0 {
 		t = []byte("-")
 	}
-	s := len(p.arena)
-	p.arena = append(p.arena, t...)
-	p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+	p.frames.Add(t)
 	return nil
 }
 
@@ -98,24 +83,18 @@ func (p *parser) flush(c fold.Count) error {
 		p.reset()
 		return nil
 	}
-	s := p.stack[:0]
-	for i := len(p.frames) - 1; i >= 0; i-- {
-		s = append(s, p.frames[i]...)
-		if i > 0 {
-			s = append(s, ';')
-		}
-	}
-	p.stack = s
+	p.stack = p.frames.AppendStack(p.stack[:0])
 	p.reset()
-	return p.emit(s, c)
+	return p.emit(p.stack, c)
 }
 
 func (p *parser) reset() {
-	p.frames, p.arena, p.skip = p.frames[:0], p.arena[:0], false
+	p.frames.Reset()
+	p.skip = false
 }
 
 func (p *parser) End() error {
-	pending := len(p.frames) > 0
+	pending := p.frames.Len() > 0
 	p.reset()
 	if pending {
 		return p.diag.Malformed(p.name, p.start, nil, "a stack with no count after it")
@@ -123,30 +102,16 @@ func (p *parser) End() error {
 	return nil
 }
 
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 // sniff is Sure when every line is blank, a count, or a frame as
 // SystemTap prints one (" 0xADDR : name+0xoff/0xsize [module]", or an
 // address alone), with at least one named frame and one count.
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	named, counts := 0, 0
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		l = bytes.TrimSuffix(l, []byte("\r"))
-		t := trimLeft(l)
+	for l := range format.Lines(prefix) {
+		t := lex.TrimLeft(l)
 		switch {
 		case len(t) == 0:
-		case isDigits(t):
+		case lex.IsDigits(t):
 			if len(t) == len(l) {
 				return format.No // SystemTap's counts follow a tab
 			}
@@ -171,7 +136,7 @@ func isFrame(t []byte) bool {
 		return false
 	}
 	i := 2
-	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] >= 'a' && t[i] <= 'f') {
+	for i < len(t) && lex.IsLowerHex(t[i]) {
 		i++
 	}
 	if i == 2 {

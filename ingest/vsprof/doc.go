@@ -17,5 +17,6 @@
 // read in any locale's digit grouping ("2,893,824", "2.893.824").
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream, ingest/format, ingest/internal/calltree and ingest/internal/csvline.
+// stream, ingest/format, ingest/internal/calltree, ingest/internal/csvline
+// and ingest/internal/lex.
 package vsprof

@@ -9,6 +9,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
 	"github.com/pfold/pfold/ingest/internal/csvline"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -62,7 +63,7 @@ type parser struct {
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	p.name, p.last = name, n
-	line = calltree.TrimSpaceRight(line)
+	line = lex.TrimRight(line)
 	switch p.layout {
 	case none:
 		return p.readHeader(name, n, line)
@@ -239,13 +240,7 @@ func (p *parser) push(fn []byte, count uint64) {
 	if len(p.frames) > 0 {
 		p.stack = append(p.stack, ';')
 	}
-	start := len(p.stack)
-	p.stack = append(p.stack, fn...)
-	for i := start; i < len(p.stack); i++ {
-		if p.stack[i] == ';' {
-			p.stack[i] = ':'
-		}
-	}
+	p.stack = lex.AppendFrame(p.stack, fn)
 	p.frames = append(p.frames, frame{end: len(p.stack), n: count})
 }
 

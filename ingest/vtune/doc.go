@@ -13,5 +13,7 @@
 // more columns, or another order, are read too.
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream, ingest/format, ingest/internal/calltree and ingest/internal/vtunecsv.
+// stream, ingest/format, ingest/internal/calltree, ingest/internal/flags
+// (--no-modules, which sample shares), ingest/internal/lex and
+// ingest/internal/vtunecsv.
 package vtune

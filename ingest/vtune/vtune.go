@@ -8,6 +8,8 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
+	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/ingest/internal/vtunecsv"
 	"github.com/pfold/pfold/stream"
 )
@@ -17,14 +19,9 @@ var Format = format.Format{
 	Name:     "vtune",
 	Replaces: "stackcollapse-vtune.pl, inferno-collapse-vtune",
 	Sniff:    func(prefix []byte) format.Score { return vtunecsv.Sniff(prefix, timeColumn) },
-	Flags: []format.Flag{{
-		Name:    "no-modules",
-		Kind:    format.Bool,
-		Usage:   "sample, vtune: leave out the module (library) before each function name",
-		Default: "false",
-	}},
+	Flags:    []format.Flag{flags.NoModules},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
-		p := &parser{emit: emit, diag: diag, noModules: opts.Bool("no-modules")}
+		p := &parser{emit: emit, diag: diag, noModules: opts.Bool(flags.NoModules.Name)}
 		p.table.Value, p.table.Header = timeColumn, vtunecsv.StackColumn+","+timeColumn+",…"
 		return p, nil
 	},
@@ -44,7 +41,7 @@ type parser struct {
 var backquote = []byte("`")
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = calltree.TrimSpaceRight(line)
+	line = lex.TrimRight(line)
 	depth, ok, err := p.table.Row(p.diag, name, n, line)
 	if !ok {
 		return err

@@ -12,5 +12,6 @@
 // are found by their names in the header.
 //
 // The package holds one stack and imports nothing of pfold's but fold,
-// stream, ingest/format, ingest/internal/calltree and ingest/internal/vtunecsv.
+// stream, ingest/format, ingest/internal/calltree, ingest/internal/lex and
+// ingest/internal/vtunecsv.
 package vtunemc

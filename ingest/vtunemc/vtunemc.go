@@ -7,6 +7,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/ingest/internal/vtunecsv"
 	"github.com/pfold/pfold/stream"
 )
@@ -54,7 +55,7 @@ var (
 )
 
 func (p *parser) Line(name string, n int, line []byte) error {
-	line = calltree.TrimSpaceRight(line)
+	line = lex.TrimRight(line)
 	depth, ok, err := p.table.Row(p.diag, name, n, line)
 	if !ok {
 		return err

@@ -5,6 +5,8 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -25,32 +27,16 @@ type parser struct {
 	emit format.EmitFunc
 	diag *stream.Diag
 
-	started bool       // past "Full stacks"
-	samples fold.Count // the count of the stack being read
-	frames  [][]byte   // innermost first, as read
-	arena   []byte
+	started bool             // past "Full stacks"
+	samples fold.Count       // the count of the stack being read
+	frames  backtrace.Frames // innermost first, as read
 	stack   []byte
 	full    bool // the stack was reported too deep
 	bad     bool // its samples line was reported: the stack is skipped
 }
 
-// isSpace is Perl's \s.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
-}
-
-func trim(b []byte) []byte {
-	for len(b) > 0 && isSpace(b[0]) {
-		b = b[1:]
-	}
-	for len(b) > 0 && isSpace(b[len(b)-1]) {
-		b = b[:len(b)-1]
-	}
-	return b
-}
-
 func (p *parser) Line(name string, n int, line []byte) error {
-	t := trim(line)
+	t := lex.Trim(line)
 	if bytes.HasPrefix(t, []byte("Full stacks")) {
 		p.started = true
 		return nil
@@ -67,17 +53,15 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.samples, p.bad = v, false
 		return nil
 	}
-	if d := digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) {
+	if d := lex.Digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) {
 		if p.full {
 			return nil
 		}
-		if len(p.frames) == maxFrames {
+		if p.frames.Len() == maxFrames {
 			p.full = true
 			return p.diag.Malformed(name, n, line, "a stack deeper than any report holds")
 		}
-		s := len(p.arena)
-		p.arena = append(p.arena, t[d+2:]...)
-		p.frames = append(p.frames, p.arena[s:len(p.arena):len(p.arena)])
+		p.frames.Add(t[d+2:])
 		return nil
 	}
 	if len(t) == 0 {
@@ -89,12 +73,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 // samplesLine matches m/^\d+\.\d+% =+ \((\d+) samples\)/ and returns
 // the count.
 func samplesLine(t []byte) ([]byte, bool) {
-	d := digits(t)
+	d := lex.Digits(t)
 	if d == 0 || d == len(t) || t[d] != '.' {
 		return nil, false
 	}
 	t = t[d+1:]
-	d = digits(t)
+	d = lex.Digits(t)
 	if d == 0 || !bytes.HasPrefix(t[d:], []byte("% =")) {
 		return nil, false
 	}
@@ -106,7 +90,7 @@ func samplesLine(t []byte) ([]byte, bool) {
 		return nil, false
 	}
 	t = t[2:]
-	d = digits(t)
+	d = lex.Digits(t)
 	if d == 0 || !bytes.HasPrefix(t[d:], []byte(" samples)")) {
 		return nil, false
 	}
@@ -115,20 +99,16 @@ func samplesLine(t []byte) ([]byte, bool) {
 
 // flush counts the stack read so far with the last samples line's count.
 func (p *parser) flush() error {
-	frames, full := p.frames, p.full
-	p.frames, p.arena, p.full = p.frames[:0], p.arena[:0], false
-	if len(frames) == 0 || full || p.bad {
+	skip := p.frames.Len() == 0 || p.full || p.bad
+	if !skip {
+		p.stack = p.frames.AppendStack(p.stack[:0])
+	}
+	p.frames.Reset()
+	p.full = false
+	if skip {
 		return nil
 	}
-	s := p.stack[:0]
-	for i := len(frames) - 1; i >= 0; i-- {
-		s = append(s, frames[i]...)
-		if i > 0 {
-			s = append(s, ';')
-		}
-	}
-	p.stack = s
-	return p.emit(s, p.samples)
+	return p.emit(p.stack, p.samples)
 }
 
 func (p *parser) End() error {
@@ -137,26 +117,13 @@ func (p *parser) End() error {
 	return err
 }
 
-// digits returns how many ASCII digits b starts with.
-func digits(b []byte) int {
-	i := 0
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
 // sniff is Sure on a samples line (" 89.655% ===… (26 samples)")
 // followed by a frame ("1: main   (at x.c:67)"), or on wallClockProfiler's
 // "N stack samples taken" and "Full stacks with at least one sample:".
 func sniff(prefix []byte) format.Score {
-	lines := bytes.Split(prefix, []byte("\n"))
 	afterSamples := false
-	for i, l := range lines {
-		if i == len(lines)-1 && len(l) > 0 {
-			break // may be cut short
-		}
-		t := trim(l)
+	for l := range format.Lines(prefix) {
+		t := lex.Trim(l)
 		if bytes.HasPrefix(t, []byte("Full stacks with at least one sample")) {
 			return format.Sure
 		}
@@ -165,7 +132,7 @@ func sniff(prefix []byte) format.Score {
 			continue
 		}
 		if afterSamples {
-			if d := digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) && bytes.HasSuffix(t, []byte(")")) && bytes.Contains(t, []byte("   (at ")) {
+			if d := lex.Digits(t); d > 0 && bytes.HasPrefix(t[d:], []byte(": ")) && bytes.HasSuffix(t, []byte(")")) && bytes.Contains(t, []byte("   (at ")) {
 				return format.Sure
 			}
 		}

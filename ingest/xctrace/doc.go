@@ -18,5 +18,6 @@
 // for one input at a time, every distinct frame name and every distinct
 // backtrace (as its folded stack) seen so far: memory grows with the
 // distinct stacks of the trace, not with its samples. It imports nothing
-// of pfold's but fold, stream, ingest/format and ingest/internal/rustname.
+// of pfold's but fold, stream, ingest/format, ingest/internal/lex and
+// ingest/internal/rustname.
 package xctrace

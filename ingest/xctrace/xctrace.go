@@ -8,6 +8,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/ingest/internal/rustname"
 	"github.com/pfold/pfold/stream"
 )
@@ -317,15 +318,7 @@ func frameName(name []byte) []byte {
 	if len(f) == 0 {
 		f = append(f, name...)
 	}
-	for i, c := range f {
-		switch c {
-		case ';':
-			f[i] = ':'
-		case '\n', '\r':
-			f[i] = ' '
-		}
-	}
-	return f
+	return lex.AppendFrameLine(f[:0], f) // in place
 }
 
 func (p *parser) end(k kind) error {

@@ -22,5 +22,7 @@
 // squeezes its tabs with sed -i, leaving a copy named FILEn).
 //
 // A parser holds only the stack of the trace being read. The package
-// imports nothing of pfold's but fold, stream and ingest/format.
+// imports nothing of pfold's but fold, stream, ingest/format,
+// ingest/internal/flags (--time, which ghcprof and xdebug share) and
+// ingest/internal/lex.
 package xdebug

@@ -7,15 +7,10 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
-
-// TimeFlag is --time, shared with the ghcprof format (both weigh stacks
-// by time by default): the two definitions must stay identical.
-var TimeFlag = format.Flag{
-	Name: "time", Aliases: []string{"t"}, Kind: format.Bool, Default: "false",
-	Usage: "ghcprof: weigh by the individual %time column, in tenths of a percent; xdebug: weigh by duration, in microseconds (the default of both)",
-}
 
 // Format is the Xdebug computerized function trace format.
 var Format = format.Format{
@@ -23,7 +18,7 @@ var Format = format.Format{
 	Replaces: "stackcollapse-xdebug.php",
 	Sniff:    sniff,
 	Flags: []format.Flag{
-		TimeFlag,
+		flags.Time,
 		{Name: "count", Aliases: []string{"c"}, Kind: format.Bool, Default: "false", Usage: "xdebug: count each call that made no call itself once, instead of weighing stacks by duration"},
 	},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
@@ -56,9 +51,7 @@ var (
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	p.name, p.lastN = name, n
-	if len(line) > 0 && line[len(line)-1] == '\r' {
-		line = line[:len(line)-1]
-	}
+	line = lex.TrimCR(line)
 	if !p.inside {
 		if bytes.HasPrefix(line, traceStart) {
 			p.inside, p.seen = true, true
@@ -163,16 +156,7 @@ func (p *parser) push(fn []byte) {
 	if len(p.ends) > 0 {
 		p.stack = append(p.stack, ';')
 	}
-	for {
-		i := bytes.IndexByte(fn, ';')
-		if i < 0 {
-			p.stack = append(p.stack, fn...)
-			break
-		}
-		p.stack = append(p.stack, fn[:i]...)
-		p.stack = append(p.stack, ':')
-		fn = fn[i+1:]
-	}
+	p.stack = lex.AppendFrame(p.stack, fn)
 	p.ends = append(p.ends, len(p.stack))
 }
 
@@ -254,7 +238,7 @@ func parseTime(b []byte) (int64, bool) {
 // function number (empty for assignments), then 0, 1, A or R.
 func isRecord(line []byte) bool {
 	var f [6][]byte
-	if split(line, &f) < 4 || !isDigits(f[0]) || len(f[1]) > 0 && !isDigits(f[1]) {
+	if split(line, &f) < 4 || !lex.IsDigits(f[0]) || len(f[1]) > 0 && !lex.IsDigits(f[1]) {
 		return false
 	}
 	switch string(f[2]) {
@@ -267,26 +251,11 @@ func isRecord(line []byte) bool {
 	return false
 }
 
-func isDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(b) > 0
-}
-
 // sniff is Sure on a "TRACE START [" line followed by a computerized
 // record, or by the trace's summary line (tabs, time, memory).
 func sniff(prefix []byte) format.Score {
 	started := false
-	for rest := prefix; len(rest) > 0; {
-		i := bytes.IndexByte(rest, '\n')
-		if i < 0 {
-			break // may be cut short
-		}
-		line := bytes.TrimSuffix(rest[:i], []byte("\r"))
-		rest = rest[i+1:]
+	for line := range format.Lines(prefix) {
 		if started {
 			if isRecord(line) {
 				return format.Sure
@@ -294,7 +263,7 @@ func sniff(prefix []byte) format.Score {
 			if t, ok := bytes.CutPrefix(line, []byte("\t\t\t")); ok {
 				var f [6][]byte
 				if split(t, &f) == 2 {
-					if _, ok := parseTime(f[0]); ok && isDigits(f[1]) {
+					if _, ok := parseTime(f[0]); ok && lex.IsDigits(f[1]) {
 						return format.Sure
 					}
 				}

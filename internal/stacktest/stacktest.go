@@ -94,6 +94,12 @@ func Aggregate(t testing.TB, text []byte) string {
 		}
 		sums[string(stack)] = s
 	}
+	return Folded(sums)
+}
+
+// Folded returns the stacks of sums with their counts as folded lines,
+// sorted bytewise by stack, as pfold writes them.
+func Folded(sums map[string]fold.Count) string {
 	keys := make([]string, 0, len(sums))
 	for k := range sums {
 		keys = append(keys, k)

@@ -11,17 +11,22 @@
 //     else in testdata, nor of what is no profile.
 //   - Cases: small inputs and what they fold to, malformed lines
 //     counted, a strict fold failing on them.
-//   - FuzzFormat, Benchmark and Repeat: fuzz targets and benchmarks.
+//   - FuzzFormat, Benchmark, BenchmarkRead and Repeat: fuzz targets and
+//     benchmarks;
+//     CPURate, a benchmark's throughput by CPU time.
+//   - FoldDoc and CompareOracle: a document parser held to the one it
+//     replaced, in a fuzz target.
 //   - Dir: a format's test data, read (gunzipped) by name.
 package formattest
 
 import (
 	"bytes"
-	"slices"
+	"io"
 	"testing"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -93,16 +98,7 @@ func fold1(f format.Format, opts format.Options, diag *stream.Diag, warn *bytes.
 		return Result{}, err
 	}
 	diag.Flush()
-	keys := make([]string, 0, len(sums))
-	for k := range sums {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	var out []byte
-	for _, k := range keys {
-		out = fold.AppendLine(out, []byte(k), sums[k])
-	}
-	return Result{Folded: string(out), Malformed: diag.Count(), Warnings: warn.String()}, nil
+	return Result{Folded: stacktest.Folded(sums), Malformed: diag.Count(), Warnings: warn.String()}, nil
 }
 
 // feed runs f's parser over the inputs: line by line as stream.Reader
@@ -184,6 +180,29 @@ func Fuzz(t *testing.T, f format.Format, data []byte) {
 		}
 		if _, _, err := fold.ParseLine(bytes.TrimSuffix(l, []byte("\n"))); err != nil {
 			t.Fatalf("emitted line %q does not parse back: %v", l, err)
+		}
+	}
+}
+
+// BenchmarkRead times one document parser of f reading data again and
+// again, its buffers kept from one input to the next as pfold's are, the
+// stacks going nowhere. It reports bytes, allocations and the throughput
+// by CPU time (CPURate).
+func BenchmarkRead(b *testing.B, f format.Format, opts format.Options, data []byte) {
+	b.Helper()
+	if opts == nil {
+		opts = format.MapOptions{}
+	}
+	p, err := f.NewDocument(opts, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	defer CPURate(b, int64(len(data)))()
+	for b.Loop() {
+		if err := p.Read("x", bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -30,19 +30,6 @@ func missing(k int) string {
 	return fmt.Sprintf("%d levels are missing above this; the frames there are named %s", k, Unknown)
 }
 
-// TrimSpaceRight drops trailing white space (and a CRLF file's '\r').
-func TrimSpaceRight(b []byte) []byte {
-	for len(b) > 0 {
-		switch b[len(b)-1] {
-		case ' ', '\t', '\r', '\n', '\f', '\v':
-			b = b[:len(b)-1]
-		default:
-			return b
-		}
-	}
-	return b
-}
-
 // Stack is the path from the root to the current row: a frame a level,
 // root first, joined by ';'.
 type Stack struct {

@@ -55,11 +55,3 @@ func TestSkips(t *testing.T) {
 		t.Errorf("warnings: %s", warn.String())
 	}
 }
-
-func TestTrimSpaceRight(t *testing.T) {
-	for in, want := range map[string]string{"": "", "a": "a", "a \t\r\n\f\v": "a", " a b \r": " a b", "\r\n": ""} {
-		if got := string(TrimSpaceRight([]byte(in))); got != want {
-			t.Errorf("%q: %q, want %q", in, got, want)
-		}
-	}
-}

@@ -2,11 +2,12 @@
 // FlameGraph's scripts name them, each with its "no-" twin as Perl's
 // Getopt "name!" gives it: jstack and ibmjava take all of them,
 // java-exceptions --shorten-pkgs. One table, so that the formats that
-// share a flag share its name, kind, default and usage; and what
+// share a flag share its name, kind, default and usage; what
 // --shorten-pkgs does to a package name, which each format finds in its
-// frames its own way.
+// frames its own way; and the stack of a thread, named or not by
+// --include-tname.
 //
-// It imports ingest/format of pfold's.
+// It imports ingest/format and ingest/internal/backtrace of pfold's.
 package javaopts
 
 import (
@@ -14,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 )
 
 // ShortenPkgs are --shorten-pkgs and --no-shorten-pkgs.
@@ -80,4 +82,23 @@ func ReadThread(opts format.Options) (ThreadOptions, error) {
 	}
 	o.Shorten, err = Negatable(opts, "shorten-pkgs", false)
 	return o, err
+}
+
+// AppendThread appends the stack of a thread of a thread dump (jstack,
+// ibmjava) to dst: its name first when it has one (hasName: the dump
+// names it and --include-tname keeps names), then its frames outermost
+// first; "-" for a thread named "" with no frames, as "" is no stack.
+func AppendThread(dst, name []byte, hasName bool, frames *backtrace.Frames) []byte {
+	s := dst
+	if hasName {
+		s = append(s, name...)
+		if frames.Len() > 0 {
+			s = append(s, ';')
+		}
+	}
+	s = frames.AppendStack(s)
+	if len(s) == len(dst) {
+		s = append(s, '-')
+	}
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/backtrace"
 )
 
 func TestNegatable(t *testing.T) {
@@ -77,6 +78,31 @@ func TestAppendInitials(t *testing.T) {
 	} {
 		if got := string(AppendInitials([]byte("<"), []byte(in))); got != "<"+want {
 			t.Errorf("%q: %q, want %q", in, got, "<"+want)
+		}
+	}
+}
+
+func TestAppendThread(t *testing.T) {
+	var f backtrace.Frames
+	for _, c := range []struct {
+		name    string
+		hasName bool
+		frames  []string // innermost first
+		want    string
+	}{
+		{"main", true, []string{"b", "a"}, "p;main;a;b"},
+		{"main", false, []string{"b", "a"}, "p;a;b"},
+		{"main", true, nil, "p;main"},
+		{"", true, []string{"a"}, "p;;a"},
+		{"", true, nil, "p;-"},
+		{"", false, nil, "p;-"},
+	} {
+		f.Reset()
+		for _, fr := range c.frames {
+			f.Add([]byte(fr))
+		}
+		if got := string(AppendThread([]byte("p;"), []byte(c.name), c.hasName, &f)); got != c.want {
+			t.Errorf("%q (named %v), %q: %q, want %q", c.name, c.hasName, c.frames, got, c.want)
 		}
 	}
 }

@@ -7,6 +7,11 @@
 // decoding it. It exists because encoding/json allocates per token and
 // checks each value twice; this scanner reads a few hundred MB/s.
 //
+// Besides the scanner, it holds what the JSON formats share around it:
+// DocError, the account of a document they cannot read on, which
+// Describe gives of the scanner's errors; SkipRest; SkipBOM; and
+// IsString, Unquote and UnquoteKey for string tokens.
+//
 // Memory: one buffer (256 KiB to start) that grows to hold the longest
 // string or number, or the largest value taken with Raw, up to the
 // limit given to New; past it, reading stops with a *LimitError.

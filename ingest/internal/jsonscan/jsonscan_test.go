@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/pfold/pfold/ingest/format/formattest"
 )
 
 // chunks reads data n bytes at a time, as a pipe may give it.
@@ -289,27 +289,11 @@ func BenchmarkSkip(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	s := New(nil, 0)
-	defer cpuRate(b, int64(len(data)))()
+	defer formattest.CPURate(b, int64(len(data)))()
 	for b.Loop() {
 		s.Reset(bytes.NewReader(data), 0)
 		if err := s.Skip(); err != nil {
 			b.Fatal(err)
-		}
-	}
-}
-
-// cpuRate reports the throughput by the process's CPU time (user and
-// system), which a machine shared with other jobs does not inflate as it
-// does the wall time behind MB/s.
-func cpuRate(b *testing.B, bytes int64) func() {
-	var before syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-	return func() {
-		var after syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
-		if cpu > 0 {
-			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 		}
 	}
 }

@@ -1,0 +1,104 @@
+// Package lex holds the small byte-level helpers the format packages
+// share: ASCII classes and runs (digits, hex digits, white space), trims,
+// and a name made one frame of a folded stack (';' separates frames, so
+// a name's own ';' becomes ':').
+//
+// White space is Perl's \s, which the scripts the formats replace match:
+// ' ', '\t', '\n', '\v', '\f' and '\r'; never a Unicode space, as
+// bytes.TrimSpace would take.
+//
+// It imports only the standard library.
+package lex
+
+import "bytes"
+
+// TrimCR returns line without the '\r' that ends it in a CRLF file.
+func TrimCR(line []byte) []byte {
+	if n := len(line); n > 0 && line[n-1] == '\r' {
+		return line[:n-1]
+	}
+	return line
+}
+
+// IsSpace reports whether c is ASCII white space (' ', '\t', '\n',
+// '\v', '\f', '\r').
+func IsSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
+
+// TrimLeft returns b without its leading white space.
+func TrimLeft(b []byte) []byte {
+	for len(b) > 0 && IsSpace(b[0]) {
+		b = b[1:]
+	}
+	return b
+}
+
+// TrimRight returns b without its trailing white space.
+func TrimRight(b []byte) []byte {
+	for len(b) > 0 && IsSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// Trim returns b without its leading and trailing white space.
+func Trim(b []byte) []byte { return TrimRight(TrimLeft(b)) }
+
+// Digits returns how many ASCII digits b starts with.
+func Digits(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// IsDigits reports whether b is ASCII digits, one at least.
+func IsDigits(b []byte) bool {
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// IsHex reports whether c is a hex digit, of either case.
+func IsHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// IsLowerHex reports whether c is a digit or one of a to f.
+func IsLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+// AppendFrame appends name to dst as one frame: each ';' in it made ':'.
+// name may be the bytes of dst's array that follow dst
+// (AppendFrame(b[:i], b[i:]) makes b[i:] a frame in place).
+func AppendFrame(dst, name []byte) []byte {
+	for {
+		i := bytes.IndexByte(name, ';')
+		if i < 0 {
+			return append(dst, name...)
+		}
+		dst = append(dst, name[:i]...)
+		dst = append(dst, ':')
+		name = name[i+1:]
+	}
+}
+
+// AppendFrameLine is AppendFrame for names that may hold line breaks
+// too (names read from JSON, XML or protobuf): '\n' and '\r' become ' ',
+// so that the frame stays on its folded line. name may be the bytes of
+// dst's array that follow dst, as for AppendFrame.
+func AppendFrameLine[S string | []byte](dst []byte, name S) []byte {
+	start := len(dst)
+	dst = append(dst, name...)
+	for i := start; i < len(dst); i++ {
+		switch dst[i] {
+		case ';':
+			dst[i] = ':'
+		case '\n', '\r':
+			dst[i] = ' '
+		}
+	}
+	return dst
+}

@@ -1,0 +1,81 @@
+package lex
+
+import "testing"
+
+func TestTrim(t *testing.T) {
+	for in, want := range map[string][3]string{ // TrimLeft, TrimRight, Trim
+		"":                 {"", "", ""},
+		"a":                {"a", "a", "a"},
+		"a \t\r\n\f\v":     {"a \t\r\n\f\v", "a", "a"},
+		" \t\r\n\f\va b":   {"a b", " \t\r\n\f\va b", "a b"},
+		" a b \r":          {"a b \r", " a b", "a b"},
+		"\r\n":             {"", "", ""},
+		"\u00a0a\u00a0":    {"\u00a0a\u00a0", "\u00a0a\u00a0", "\u00a0a\u00a0"}, // not ASCII
+		"\x00 \x1c a \x1c": {"\x00 \x1c a \x1c", "\x00 \x1c a \x1c", "\x00 \x1c a \x1c"},
+	} {
+		b := []byte(in)
+		if got := [3]string{string(TrimLeft(b)), string(TrimRight(b)), string(Trim(b))}; got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestClasses(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		space := b == ' ' || b == '\t' || b == '\n' || b == '\v' || b == '\f' || b == '\r'
+		digit := b >= '0' && b <= '9'
+		lower := digit || b >= 'a' && b <= 'f'
+		hex := lower || b >= 'A' && b <= 'F'
+		if IsSpace(b) != space || IsLowerHex(b) != lower || IsHex(b) != hex {
+			t.Errorf("%q: IsSpace %v, IsLowerHex %v, IsHex %v", b, IsSpace(b), IsLowerHex(b), IsHex(b))
+		}
+	}
+}
+
+func TestDigits(t *testing.T) {
+	for in, want := range map[string]int{"": 0, "a1": 0, "1": 1, "0123456789x9": 10, "12 ": 2} {
+		if got := Digits([]byte(in)); got != want {
+			t.Errorf("Digits(%q) = %d, want %d", in, got, want)
+		}
+		if all := want > 0 && want == len(in); IsDigits([]byte(in)) != all {
+			t.Errorf("IsDigits(%q) = %v", in, !all)
+		}
+	}
+}
+
+func TestAppendFrame(t *testing.T) {
+	for _, c := range []struct{ in, frame, line string }{
+		{"", "", ""},
+		{"main", "main", "main"},
+		{"a;b;;c;", "a:b::c:", "a:b::c:"},
+		{"x\ny\r;z", "x\ny\r:z", "x y :z"},
+	} {
+		if got := string(AppendFrame([]byte("p;"), []byte(c.in))); got != "p;"+c.frame {
+			t.Errorf("AppendFrame(%q) = %q, want %q", c.in, got, "p;"+c.frame)
+		}
+		if got := string(AppendFrameLine([]byte("p;"), c.in)); got != "p;"+c.line {
+			t.Errorf("AppendFrameLine(%q) = %q, want %q", c.in, got, "p;"+c.line)
+		}
+		if got := string(AppendFrameLine([]byte("p;"), []byte(c.in))); got != "p;"+c.line {
+			t.Errorf("AppendFrameLine([]byte %q) = %q, want %q", c.in, got, "p;"+c.line)
+		}
+		// In place: name follows dst in its array.
+		b := []byte("p;" + c.in)
+		if got := string(AppendFrame(b[:2], b[2:])); got != "p;"+c.frame {
+			t.Errorf("AppendFrame in place (%q) = %q", c.in, got)
+		}
+		b = []byte("p;" + c.in)
+		if got := string(AppendFrameLine(b[:2], b[2:])); got != "p;"+c.line {
+			t.Errorf("AppendFrameLine in place (%q) = %q", c.in, got)
+		}
+	}
+}
+
+func TestTrimCR(t *testing.T) {
+	for in, want := range map[string]string{"": "", "\r": "", "a\r": "a", "a\r\r": "a\r", "a": "a", "\ra": "\ra"} {
+		if got := string(TrimCR([]byte(in))); got != want {
+			t.Errorf("TrimCR(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
