@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,8 +45,8 @@ func ValidEvent(name string) bool {
 // Profile accumulates folded stacks and writes them as one callgrind file.
 //
 // Its memory is bounded by the distinct frames (each name stored once,
-// with about 80 bytes of records and table slots) and the distinct
-// caller→callee frame pairs (about 50 bytes each), never by the number
+// with about 70 bytes of records and table slots) and the distinct
+// caller→callee frame pairs (about 35 bytes each), never by the number
 // of stacks.
 type Profile struct {
 	opts Options
@@ -57,16 +58,23 @@ type Profile struct {
 	frameNames table.Bytes // frame id → the frame as read
 	frames     paged[frame]
 	files      table.Bytes // file id → file name
+	unknown    int32       // the id of UnknownFile in files, -1 before its first function
 	funcs      paged[function]
-	funcOf     table.Ints // pairKey(file id, name id) → function id
-	edgeOf     table.Ints // pairKey(from, to frame ids) → edge id
-	edges      paged[edge]
+	// funcOf finds the functions of a file other than UnknownFile by
+	// their file and name ids (a function of UnknownFile is found from
+	// its name: frame.unknown), edgeOf the calls into frames that have
+	// more than one caller (the first call into a frame is frame.in).
+	// Most frames are plain names called from one place: neither table
+	// sees them.
+	funcOf table.Index // HashInt(pairKey(file, name)) → function id
+	edgeOf table.Index // HashInt(pairKey(from, to)) → edge id
+	edges  paged[edge]
 
-	stack  []entry // the ongoing calls, root first
+	prev   []byte  // the previous stack
+	stack  []entry // its frames, the ongoing calls, root first
 	roots  []root
 	rootOf map[int32]int32 // frame id → index in roots
 
-	seq   uint64 // number of stacks added, stamps first occurrences
 	total fold.Count
 	dec   bool
 
@@ -80,11 +88,17 @@ type Profile struct {
 type frame struct {
 	line uint64
 	self uint64 // a count, with selfDec
-	fn   int32
-	leaf bool // was a leaf at least once
-	// selfDec: self is a decimal
-	selfDec bool
+	// fn is the frame's function, -1 while the string is only a
+	// function's name; unknown the function of that name in UnknownFile,
+	// or -1; in the first call into the frame, or -1.
+	fn, unknown, in int32
+	leaf            bool // was a leaf at least once
+	selfDec         bool // self is a decimal
+	multi           bool // called from more than one frame: its calls are in edgeOf
 }
+
+// newFrame is the record of a string just added to frameNames.
+var newFrame = frame{fn: -1, unknown: -1, in: -1}
 
 // root is a frame that is the root of stacks; there are few.
 type root struct {
@@ -94,9 +108,9 @@ type root struct {
 }
 
 type function struct {
-	file, name int32  // ids in Profile.files and Profile.frameNames
-	stamp      uint32 // seq of the last stack it was seen below the root in (its low half)
-	called     bool   // is below the root of some stack
+	file, name int32 // ids in Profile.files and Profile.frameNames
+	open       int32 // frames of it below the root in Profile.stack
+	called     bool  // is below the root of some stack
 }
 
 type edge struct {
@@ -116,6 +130,14 @@ func count(v uint64, dec bool) fold.Count {
 
 // addCount adds c to the count held as *v and *dec.
 func addCount(v *uint64, dec *bool, c fold.Count) error {
+	if !c.Float && !*dec {
+		sum, carry := bits.Add64(*v, c.N, 0)
+		if carry != 0 {
+			return fold.ErrOverflow
+		}
+		*v = sum
+		return nil
+	}
 	sum, err := count(*v, *dec).Add(c)
 	if err != nil {
 		return err
@@ -128,9 +150,15 @@ func addCount(v *uint64, dec *bool, c fold.Count) error {
 	return nil
 }
 
+// An entry is a frame of Profile.stack.
 type entry struct {
-	frame int32
-	edge  int32 // the call from the frame above; at the root, its index in roots
+	frame, fn int32
+	// edge is the call from the frame above (nil at the root, whose
+	// index in roots is root); costs, whether the stack's cost goes to
+	// it: it is the outermost call of fn below the root.
+	edge  *edge
+	root  int32
+	costs bool
 }
 
 // New returns an empty Profile.
@@ -142,8 +170,9 @@ func New(opts Options) *Profile {
 		opts.Creator = "pfold"
 	}
 	return &Profile{
-		opts:   opts,
-		rootOf: make(map[int32]int32),
+		opts:    opts,
+		rootOf:  make(map[int32]int32),
+		unknown: -1,
 	}
 }
 
@@ -186,67 +215,108 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 	if p.ext != nil {
 		return p.ext.add(stack, c)
 	}
-	p.seq++
-	if uint32(p.seq) == 0 {
-		// The stamps hold seq's low half: forget them all when it wraps,
-		// and never use 0, the stamp of a function not yet seen.
-		for i := range int32(p.funcs.len()) {
-			p.funcs.at(i).stamp = 0
-		}
-		p.seq++
-	}
-	depth := 0
-	shared := true
-	var rootFn int32
-	fold.Frames(stack, func(f []byte) bool {
-		if shared && (depth >= len(p.stack) || !bytes.Equal(p.frameNames.Key(p.stack[depth].frame), f)) {
-			// The previous stack's calls from here on have returned.
-			shared = false
-			p.stack = p.stack[:depth]
-		}
-		if !shared {
-			id := p.frameID(f)
-			var e int32
-			if depth == 0 {
-				e = p.root(id)
-				p.roots[e].calls++
-			} else {
-				e = p.edge(p.stack[depth-1].frame, id)
-				p.edges.at(e).calls++
-			}
-			p.stack = append(p.stack, entry{frame: id, edge: e})
-		}
-		ent := p.stack[depth]
-		fn := p.frames.at(ent.frame).fn
-		if depth == 0 {
-			rootFn = fn
-			r := &p.roots[ent.edge]
-			r.cost, err = r.cost.Add(c)
-		} else {
-			g := p.funcs.at(fn)
-			g.called = true
-			if g.stamp != uint32(p.seq) && fn != rootFn {
-				// The outermost call of fn in this stack.
-				e := p.edges.at(ent.edge)
-				err = addCount(&e.cost, &e.costDec, c)
-			}
-			g.stamp = uint32(p.seq)
-		}
-		depth++
-		return err == nil
-	})
-	if err != nil {
-		return err
-	}
-	p.stack = p.stack[:depth]
-	leaf := p.frames.at(p.stack[depth-1].frame)
-	leaf.leaf = true
-	if err := addCount(&leaf.self, &leaf.selfDec, c); err != nil {
+	if err := p.add(stack, c); err != nil {
+		// Start the next stack afresh.
+		p.pop(0)
+		p.prev = p.prev[:0]
 		return err
 	}
 	if p.opts.Mem > 0 && p.externalSize() > inMemoryLimit(p.opts.Mem) {
 		return p.goExternal()
 	}
+	return nil
+}
+
+func (p *Profile) add(stack []byte, c fold.Count) error {
+	// The frames stack shares with the previous one (from the root) are
+	// the same ongoing calls: those that end where a frame of the
+	// previous stack ends, within the bytes the two share.
+	n := commonPrefix(stack, p.prev)
+	depth, shared := 0, true
+	for pos := 0; pos < len(stack); depth++ { // the frames as fold.Frames cuts them
+		e := bytes.IndexByte(stack[pos:], fold.Sep)
+		if e < 0 {
+			e = len(stack)
+		} else {
+			e += pos
+		}
+		f := stack[pos:e]
+		pos = e + 1
+		if shared {
+			if depth < len(p.stack) && e <= n && (e == len(p.prev) || p.prev[e] == fold.Sep) {
+				continue
+			}
+			// The previous stack's calls from here on have returned.
+			shared = false
+			p.pop(depth)
+		}
+		if err := p.push(f); err != nil {
+			return err
+		}
+	}
+	if shared {
+		p.pop(depth)
+	}
+	p.prev = append(p.prev[:0], stack...)
+
+	var err error
+	r := &p.roots[p.stack[0].root]
+	if r.cost, err = r.cost.Add(c); err != nil {
+		return err
+	}
+	for i := 1; i < len(p.stack); i++ {
+		if ent := &p.stack[i]; ent.costs {
+			if err := addCount(&ent.edge.cost, &ent.edge.costDec, c); err != nil {
+				return err
+			}
+		}
+	}
+	leaf := p.frames.at(p.stack[len(p.stack)-1].frame)
+	leaf.leaf = true
+	return addCount(&leaf.self, &leaf.selfDec, c)
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
+}
+
+// pop keeps the first n entries of the stack.
+func (p *Profile) pop(n int) {
+	for i := n; i < len(p.stack); i++ {
+		if i > 0 {
+			p.funcs.at(p.stack[i].fn).open--
+		}
+	}
+	p.stack = p.stack[:min(n, len(p.stack))]
+}
+
+// push adds frame f, a call from the last frame of the stack.
+func (p *Profile) push(f []byte) error {
+	id := p.frameID(f)
+	fr := p.frames.at(id)
+	ent := entry{frame: id, fn: fr.fn}
+	if len(p.stack) == 0 {
+		ent.root = p.root(id)
+		p.roots[ent.root].calls++
+	} else {
+		ent.edge = p.edge(p.stack[len(p.stack)-1].frame, id, fr)
+		ent.edge.calls++
+		g := p.funcs.at(fr.fn)
+		g.called = true
+		ent.costs = g.open == 0 && fr.fn != p.stack[0].fn
+		g.open++
+	}
+	p.stack = append(p.stack, ent)
 	return nil
 }
 
@@ -256,25 +326,90 @@ func (p *Profile) Add(stack []byte, c fold.Count) error {
 // frameNames whose frame has no function (fn -1) until it is seen.
 func (p *Profile) frameID(f []byte) int32 {
 	id, added := p.frameNames.Add(f)
-	if !added && p.frames.at(id).fn >= 0 {
+	if added {
+		p.frames.add(newFrame)
+	} else if p.frames.at(id).fn >= 0 {
 		return id
 	}
 	p.nameBytes += int64(len(f))
-	if added {
-		p.frames.add(frame{fn: -1})
+	var fn int32
+	name, file, line, ok := SplitLocation(f)
+	if !ok && len(f) > 0 && !isSpace(f[0]) {
+		// A plain name: its own function, in UnknownFile.
+		fn = p.unknownFunction(id)
+	} else {
+		file, name, line = frameFunction(f)
+		nameID, added := p.frameNames.Add(name)
+		if added {
+			p.frames.add(newFrame)
+		}
+		if string(file) == UnknownFile {
+			fn = p.unknownFunction(nameID)
+		} else {
+			fileID, _ := p.files.Add(file)
+			fn = p.function(fileID, nameID)
+		}
 	}
-	file, name, line := frameFunction(f)
-	fileID, _ := p.files.Add(file)
-	nameID, added := p.frameNames.Add(name)
-	if added {
-		p.frames.add(frame{fn: -1})
-	}
-	fn, added := p.funcOf.Add(pairKey(fileID, nameID))
-	if added {
-		p.funcs.add(function{file: fileID, name: nameID})
-	}
-	*p.frames.at(id) = frame{fn: fn, line: line}
+	fr := p.frames.at(id)
+	fr.fn, fr.line = fn, line
 	return id
+}
+
+// unknownFunction returns the function of name id in UnknownFile,
+// adding it when new.
+func (p *Profile) unknownFunction(name int32) int32 {
+	fr := p.frames.at(name)
+	if fr.unknown < 0 {
+		if p.unknown < 0 {
+			p.unknown, _ = p.files.Add([]byte(UnknownFile))
+		}
+		fr.unknown = p.funcs.add(function{file: p.unknown, name: name})
+	}
+	return fr.unknown
+}
+
+// function returns the function of name id in file id (not
+// UnknownFile), adding it when new.
+func (p *Profile) function(file, name int32) int32 {
+	h := table.HashInt(pairKey(file, name))
+	i := p.funcOf.Start(h)
+	for {
+		var id int32
+		if id, i = p.funcOf.Next(h, i); id < 0 {
+			break
+		}
+		if g := p.funcs.at(id); g.file == file && g.name == name {
+			return id
+		}
+	}
+	id := p.funcs.add(function{file: file, name: name})
+	p.funcOf.Insert(h, i, id)
+	return id
+}
+
+// findFunction returns the function of name in file, or -1.
+func (p *Profile) findFunction(file, name []byte) int32 {
+	nameID := p.frameNames.Find(name)
+	if nameID < 0 {
+		return -1
+	}
+	if string(file) == UnknownFile {
+		return p.frames.at(nameID).unknown
+	}
+	fileID := p.files.Find(file)
+	if fileID < 0 {
+		return -1
+	}
+	h := table.HashInt(pairKey(fileID, nameID))
+	for i := p.funcOf.Start(h); ; {
+		var id int32
+		if id, i = p.funcOf.Next(h, i); id < 0 {
+			return -1
+		}
+		if g := p.funcs.at(id); g.file == fileID && g.name == nameID {
+			return id
+		}
+	}
 }
 
 // frameFunction returns the function (file and name) a frame belongs to, and
@@ -299,6 +434,8 @@ func frameFunction(f []byte) (file, name []byte, line uint64) {
 
 const space = " \t\n\v\f\r"
 
+func isSpace(b byte) bool { return strings.IndexByte(space, b) >= 0 }
+
 // root returns the index in roots of frame id.
 func (p *Profile) root(id int32) int32 {
 	r, ok := p.rootOf[id]
@@ -310,12 +447,35 @@ func (p *Profile) root(id int32) int32 {
 	return r
 }
 
-func (p *Profile) edge(from, to int32) int32 {
-	e, added := p.edgeOf.Add(pairKey(from, to))
-	if added {
-		p.edges.add(edge{from: from, to: to})
+// edge returns the call from frame from to frame to (whose record is
+// t), adding it when new.
+func (p *Profile) edge(from, to int32, t *frame) *edge {
+	if t.in < 0 {
+		t.in = p.edges.add(edge{from: from, to: to})
+		return p.edges.at(t.in)
 	}
-	return e
+	if e := p.edges.at(t.in); e.from == from {
+		return e
+	}
+	h := table.HashInt(pairKey(from, to))
+	if !t.multi {
+		// A second caller: from now on the calls into t are in edgeOf.
+		t.multi = true
+		p.edgeOf.Put(table.HashInt(pairKey(p.edges.at(t.in).from, to)), t.in)
+	}
+	i := p.edgeOf.Start(h)
+	for {
+		var id int32
+		if id, i = p.edgeOf.Next(h, i); id < 0 {
+			break
+		}
+		if e := p.edges.at(id); e.from == from && e.to == to {
+			return e
+		}
+	}
+	id := p.edges.add(edge{from: from, to: to})
+	p.edgeOf.Insert(h, i, id)
+	return p.edges.at(id)
 }
 
 // pairKey is the key of a pair of ids in funcOf and edgeOf.
@@ -529,7 +689,7 @@ func (p *Profile) rootName() funcRef {
 		return root
 	}
 	for {
-		if name := p.frameNames.Find(root.name); name < 0 || p.funcOf.Find(pairKey(file, name)) < 0 {
+		if p.findFunction(root.fileName, root.name) < 0 {
 			return root
 		}
 		root.name = append(root.name, '\'')

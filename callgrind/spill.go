@@ -341,7 +341,7 @@ func (p *Profile) externalSize() int64 {
 func (p *Profile) goExternal() error {
 	// The hash tables are not needed to move the records: let them go
 	// first, before the copy of the function names grows.
-	p.funcOf, p.edgeOf, p.rootOf = table.Ints{}, table.Ints{}, nil
+	p.funcOf, p.edgeOf, p.rootOf = table.Index{}, table.Index{}, nil
 	x := newExternal(p.opts)
 	ids := make([]int32, p.funcs.len()) // in-memory function → external
 	for i := range int32(p.funcs.len()) {
