@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/table"
@@ -513,145 +512,123 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 			fileRank[f] = int32(i)
 		}
 	}
-	// The names' first 8 bytes, compared as numbers, settle most
-	// comparisons without reading the names. (cmp.Or evaluates all its
-	// arguments: the names are compared only on a tie.)
-	type funcKey struct {
-		file   int32 // rank
-		fn     int32
-		prefix uint64
-	}
-	keys := make([]funcKey, p.funcs.len())
-	for i := range int32(p.funcs.len()) {
-		f := p.funcs.at(i)
-		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.frameNames.Key(f.name))}
-	}
-	sortOn2(keys, func(a, b funcKey) int {
-		if c := cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.prefix, b.prefix)); c != 0 {
-			return c
+	nf := p.funcs.len()
+	order := make([]int32, nf)
+	rank := make([]int32, nf)
+	{
+		keys := make([]nameKey, nf)
+		for i := range int32(nf) {
+			f := p.funcs.at(i)
+			keys[i] = nameKey{pre: namePrefix(p.frameNames.Key(f.name), 0), id: i, file: fileRank[f.file]}
 		}
-		return bytes.Compare(p.frameNames.Key(p.funcs.at(a.fn).name), p.frameNames.Key(p.funcs.at(b.fn).name))
-	})
-	order := make([]int32, p.funcs.len())
-	rank := make([]int32, p.funcs.len())
-	for i, k := range keys {
-		order[i] = k.fn
-		rank[k.fn] = int32(i)
+		sortNames(keys, make([]nameKey, nf), len(fileRank), func(id int32) []byte { return p.frameNames.Key(p.funcs.at(id).name) })
+		for i, k := range keys {
+			order[i] = k.id
+			rank[k.id] = int32(i)
+		}
 	}
-	keys = nil
+	// The rank of each frame's function.
+	frameRank := make([]int32, p.frames.len())
+	lines := false // some frame has a line
+	var leaves []int32
+	for id := range int32(p.frames.len()) {
+		f := p.frames.at(id)
+		if f.fn >= 0 {
+			frameRank[id] = rank[f.fn]
+		}
+		lines = lines || f.line != 0
+		if f.leaf {
+			leaves = append(leaves, id)
+		}
+	}
+	lineOf := func(frame int32) uint64 {
+		if !lines {
+			return 0
+		}
+		return p.frames.at(frame).line
+	}
 	// Frames of a function come in the order of their line, then of the
 	// frames as read (distinct frames differ there).
-	type frameKey struct {
-		rank, frame int32
-		line        uint64
+	cmpFrames := func(a, b int32) int {
+		if c := cmp.Compare(lineOf(a), lineOf(b)); c != 0 {
+			return c
+		}
+		return bytes.Compare(p.frameNames.Key(a), p.frameNames.Key(b))
 	}
-	sortFrames := func(keys []frameKey) []frameKey {
-		slices.SortFunc(keys, func(a, b frameKey) int {
-			if c := cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.line, b.line)); c != 0 {
-				return c
-			}
-			return bytes.Compare(p.frameNames.Key(a.frame), p.frameNames.Key(b.frame))
-		})
-		return keys
+	leafStart := byRank(leaves, slices.Clone(leaves), nf, func(id int32) int32 { return frameRank[id] })
+	for r := range nf {
+		if g := leaves[leafStart[r]:leafStart[r+1]]; len(g) > 1 {
+			slices.SortFunc(g, cmpFrames)
+		}
 	}
 
 	// Calls by caller, then by callee, each as a function, a line and
-	// the frame as read. The keys are gathered first: sorting compares
-	// them many times.
-	type callKey struct {
-		from, to int32 // ranks of the functions
-		edge     int32 // then the lines and names of its frames
-	}
-	// Sorted on another CPU while the leaves and the root are.
-	var sorted sync.WaitGroup
-	calls := make([]callKey, p.edges.len())
-	sorted.Go(func() {
+	// the frame as read: grouped by callee, then by caller.
+	calls := make([]int32, p.edges.len())
+	var callStart []int32
+	{
+		ids := make([]int32, p.edges.len())
+		fromRank := make([]int32, p.edges.len())
 		for i := range int32(p.edges.len()) {
 			e := p.edges.at(i)
-			from, to := p.frames.at(e.from), p.frames.at(e.to)
-			calls[i] = callKey{rank[from.fn], rank[to.fn], int32(i)}
+			ids[i] = i
+			fromRank[i] = frameRank[e.from]
 		}
-		slices.SortFunc(calls, func(a, b callKey) int {
-			if c := cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)); c != 0 {
-				return c
+		byRank(calls, ids, nf, func(id int32) int32 { return frameRank[p.edges.at(id).to] })
+		callStart = byRank(ids, calls, nf, func(id int32) int32 { return fromRank[id] })
+		calls = ids
+	}
+	for r := range nf {
+		g := calls[callStart[r]:callStart[r+1]]
+		for i := 0; i < len(g); {
+			to := frameRank[p.edges.at(g[i]).to]
+			j := i + 1
+			for j < len(g) && frameRank[p.edges.at(g[j]).to] == to {
+				j++
 			}
-			ea, eb := p.edges.at(a.edge), p.edges.at(b.edge)
-			if c := cmp.Or(cmp.Compare(p.frames.at(ea.to).line, p.frames.at(eb.to).line),
-				cmp.Compare(p.frames.at(ea.from).line, p.frames.at(eb.from).line)); c != 0 {
-				return c
+			if j-i > 1 {
+				slices.SortFunc(g[i:j], func(a, b int32) int {
+					ea, eb := p.edges.at(a), p.edges.at(b)
+					if c := cmp.Or(cmp.Compare(lineOf(ea.to), lineOf(eb.to)), cmp.Compare(lineOf(ea.from), lineOf(eb.from))); c != 0 {
+						return c
+					}
+					return cmp.Or(bytes.Compare(p.frameNames.Key(ea.to), p.frameNames.Key(eb.to)),
+						bytes.Compare(p.frameNames.Key(ea.from), p.frameNames.Key(eb.from)))
+				})
 			}
-			return cmp.Or(bytes.Compare(p.frameNames.Key(ea.to), p.frameNames.Key(eb.to)),
-				bytes.Compare(p.frameNames.Key(ea.from), p.frameNames.Key(eb.from)))
-		})
-	})
-
-	var leaves []frameKey
-	for id := range int32(p.frames.len()) {
-		if f := p.frames.at(id); f.leaf {
-			leaves = append(leaves, frameKey{rank[f.fn], id, f.line})
+			i = j
 		}
 	}
-	leaves = sortFrames(leaves)
+
 	// The root's calls, when a root function is also called.
 	if root := p.rootName(); root.name != nil {
 		out.function(root)
-		keys := make([]frameKey, len(p.roots))
+		keys := make([]int32, len(p.roots))
 		for i, r := range p.roots {
-			f := p.frames.at(r.frame)
-			keys[i] = frameKey{rank[f.fn], r.frame, f.line}
+			keys[i] = r.frame
 		}
-		for _, k := range sortFrames(keys) {
-			f, r := p.frames.at(k.frame), &p.roots[p.rootOf[k.frame]]
+		slices.SortFunc(keys, func(a, b int32) int {
+			return cmp.Or(cmp.Compare(frameRank[a], frameRank[b]), cmpFrames(a, b))
+		})
+		for _, id := range keys {
+			f, r := p.frames.at(id), &p.roots[p.rootOf[id]]
 			out.call(p.ref(f.fn), r.calls, f.line, 0, r.cost)
 		}
 	}
-	sorted.Wait()
 
 	for r, fn := range order {
 		out.function(p.ref(fn))
-		for ; len(leaves) > 0 && leaves[0].rank == int32(r); leaves = leaves[1:] {
-			f := p.frames.at(leaves[0].frame)
+		for _, id := range leaves[leafStart[r]:leafStart[r+1]] {
+			f := p.frames.at(id)
 			out.cost(f.line, count(f.self, f.selfDec))
 		}
-		for ; len(calls) > 0 && calls[0].from == int32(r); calls = calls[1:] {
-			e := p.edges.at(calls[0].edge)
-			to := p.frames.at(e.to)
-			out.call(p.ref(to.fn), e.calls, to.line, p.frames.at(e.from).line, count(e.cost, e.costDec))
+		for _, id := range calls[callStart[r]:callStart[r+1]] {
+			e := p.edges.at(id)
+			out.call(p.ref(order[frameRank[e.to]]), e.calls, lineOf(e.to), lineOf(e.from), count(e.cost, e.costDec))
 		}
 	}
 	err := bw.Flush()
 	return cw.n, err
-}
-
-// sortOn2 sorts s by cmp, which orders any two elements, its halves on
-// two goroutines.
-func sortOn2[T any](s []T, cmp func(a, b T) int) {
-	if len(s) < 1<<14 {
-		slices.SortFunc(s, cmp)
-		return
-	}
-	a, b := s[:len(s)/2], s[len(s)/2:]
-	var sorted sync.WaitGroup
-	sorted.Go(func() { slices.SortFunc(a, cmp) })
-	slices.SortFunc(b, cmp)
-	sorted.Wait()
-	merged := make([]T, 0, len(s))
-	for len(a) > 0 && len(b) > 0 {
-		if cmp(b[0], a[0]) < 0 {
-			merged, b = append(merged, b[0]), b[1:]
-		} else {
-			merged, a = append(merged, a[0]), a[1:]
-		}
-	}
-	copy(s, append(append(merged, a...), b...))
-}
-
-// prefix returns the first 8 bytes of s as a number that sorts as they
-// do.
-func prefix(s []byte) uint64 {
-	var b [8]byte
-	copy(b[:], s)
-	return binary.BigEndian.Uint64(b[:])
 }
 
 // funcRef is a function as written: its ids in the writer's tables and
