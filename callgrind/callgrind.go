@@ -1,7 +1,6 @@
 package callgrind
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
@@ -486,12 +485,9 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 	if p.ext != nil {
 		return p.ext.writeTo(p, w)
 	}
-	cw := &countWriter{w: w}
-	bw := bufio.NewWriterSize(cw, 64<<10)
 	// Function p.funcs.len() is the added root, if any; file
 	// p.files.Len() its file when no frame is in UnknownFile.
-	out := &writer{w: bw, compress: !p.opts.NoCompress,
-		fileIDs: make([]int32, p.files.Len()+1), fnIDs: make([]int32, p.funcs.len()+1)}
+	out := newWriter(w, !p.opts.NoCompress, p.files.Len()+1, p.funcs.len()+1)
 
 	// callgrind_annotate reads "events:" as the last header line, so
 	// "positions:" goes before it; "summary:" gives the readers the total
@@ -627,21 +623,36 @@ func (p *Profile) WriteTo(w io.Writer) (int64, error) {
 			out.call(p.ref(order[frameRank[e.to]]), e.calls, lineOf(e.to), lineOf(e.from), count(e.cost, e.costDec))
 		}
 	}
-	err := bw.Flush()
-	return cw.n, err
+	err := out.flush()
+	return out.n, err
 }
 
 // funcRef is a function as written: its ids in the writer's tables and
-// its names.
+// its names, or the table that holds them (names are read only when
+// written).
 type funcRef struct {
 	file, fn int32
 	fileName []byte
 	name     []byte
+	p        *Profile // when not nil, the names are those of p.funcs[fn]
+}
+
+func (f *funcRef) fileNameOf() []byte {
+	if f.p != nil {
+		return f.p.files.Key(f.file)
+	}
+	return f.fileName
+}
+
+func (f *funcRef) nameOf() []byte {
+	if f.p != nil {
+		return f.p.frameNames.Key(f.p.funcs.at(f.fn).name)
+	}
+	return f.name
 }
 
 func (p *Profile) ref(fn int32) funcRef {
-	f := p.funcs.at(fn)
-	return funcRef{file: f.file, fn: fn, fileName: p.files.Key(f.file), name: p.frameNames.Key(f.name)}
+	return funcRef{file: p.funcs.at(fn).file, fn: fn, p: p}
 }
 
 // rootName returns the function to add above the roots, or a funcRef
@@ -689,42 +700,77 @@ func appendCost(dst []byte, c fold.Count) []byte {
 	return strconv.AppendUint(dst, uint64(r), 10)
 }
 
-// writer writes the lines of a callgrind file.
+// writer writes the lines of a callgrind file, through a buffer of its
+// own: the lines are made in it, and written out past writeChunk bytes.
 type writer struct {
-	w        *bufio.Writer
+	w        io.Writer
+	n        int64 // bytes written
+	err      error // the first error writing
+	buf      []byte
 	compress bool
 	fileIDs  []int32 // written id of each file, 0 before its first line
 	files    int32   // files written
 	fnIDs    []int32 // written id of each function, 0 before its first line
 	fns      int32   // functions written
-	buf      []byte
+}
+
+const writeChunk = 64 << 10
+
+// newWriter returns a writer to w of files files and fns functions
+// (ids below those).
+func newWriter(w io.Writer, compress bool, files, fns int) *writer {
+	return &writer{w: w, buf: make([]byte, 0, 2*writeChunk), compress: compress,
+		fileIDs: make([]int32, files), fnIDs: make([]int32, fns)}
+}
+
+// flush writes out the buffer, and returns the first error.
+func (o *writer) flush() error {
+	if len(o.buf) > 0 && o.err == nil {
+		n, err := o.w.Write(o.buf)
+		o.n += int64(n)
+		o.err = err
+	}
+	o.buf = o.buf[:0]
+	return o.err
+}
+
+// done ends a line group: the buffer is written out when it is full.
+func (o *writer) done() {
+	if len(o.buf) >= writeChunk {
+		o.flush()
+	}
 }
 
 func (o *writer) str(parts ...string) {
 	for _, s := range parts {
-		o.w.WriteString(s) // bufio keeps the first error for Flush
+		o.buf = append(o.buf, s...)
 	}
+	o.done()
 }
 
 // spec writes "spec=name", or, compressed, "spec=(id) name" the first
 // time and "spec=(id)" after. A name that itself looks like "(digits)…"
 // is always written compressed, the only form in which it reads back.
-func (o *writer) spec(spec string, name []byte, id int32, first bool) {
-	o.buf = append(o.buf[:0], spec...)
-	o.buf = append(o.buf, '=')
-	if o.compress || looksCompressed(name) {
-		o.buf = append(o.buf, '(')
-		o.buf = strconv.AppendInt(o.buf, int64(id), 10)
-		o.buf = append(o.buf, ')')
-		if first || !o.compress {
-			o.buf = append(o.buf, ' ')
-			o.buf = append(o.buf, name...)
+func (o *writer) spec(spec string, name func() []byte, id int32, first bool) {
+	b := append(o.buf, spec...)
+	b = append(b, '=')
+	if o.compress {
+		b = append(b, '(')
+		b = strconv.AppendInt(b, int64(id), 10)
+		b = append(b, ')')
+		if first {
+			b = append(b, ' ')
+			b = append(b, name()...)
 		}
+	} else if n := name(); looksCompressed(n) {
+		b = append(b, '(')
+		b = strconv.AppendInt(b, int64(id), 10)
+		b = append(b, ") "...)
+		b = append(b, n...)
 	} else {
-		o.buf = append(o.buf, name...)
+		b = append(b, n...)
 	}
-	o.buf = append(o.buf, '\n')
-	o.w.Write(o.buf)
+	o.buf = append(b, '\n')
 }
 
 func looksCompressed(name []byte) bool {
@@ -734,60 +780,54 @@ func looksCompressed(name []byte) bool {
 // fl writes a fl= or cfl= line and fn a fn= or cfn= line. Files and
 // functions have separate ids; function ids are per file and name: two
 // files may hold functions of the same name.
-func (o *writer) fl(spec string, f funcRef) {
+func (o *writer) fl(spec string, f *funcRef) {
 	first := o.fileIDs[f.file] == 0
 	if first {
 		o.files++
 		o.fileIDs[f.file] = o.files
 	}
-	o.spec(spec, f.fileName, o.fileIDs[f.file], first)
+	o.spec(spec, f.fileNameOf, o.fileIDs[f.file], first)
 }
 
-func (o *writer) fn(spec string, f funcRef) {
+func (o *writer) fn(spec string, f *funcRef) {
 	first := o.fnIDs[f.fn] == 0
 	if first {
 		o.fns++
 		o.fnIDs[f.fn] = o.fns
 	}
-	o.spec(spec, f.name, o.fnIDs[f.fn], first)
+	o.spec(spec, f.nameOf, o.fnIDs[f.fn], first)
 }
 
 func (o *writer) function(f funcRef) {
-	o.w.WriteByte('\n')
-	o.fl("fl", f)
-	o.fn("fn", f)
+	o.buf = append(o.buf, '\n')
+	o.fl("fl", &f)
+	o.fn("fn", &f)
+	o.done()
+}
+
+func (o *writer) costLine(line uint64, c fold.Count) {
+	b := strconv.AppendUint(o.buf, line, 10)
+	b = append(b, ' ')
+	b = appendCost(b, c)
+	o.buf = append(b, '\n')
 }
 
 func (o *writer) cost(line uint64, c fold.Count) {
-	o.buf = strconv.AppendUint(o.buf[:0], line, 10)
-	o.buf = append(o.buf, ' ')
-	o.buf = appendCost(o.buf, c)
-	o.buf = append(o.buf, '\n')
-	o.w.Write(o.buf)
+	o.costLine(line, c)
+	o.done()
 }
 
 // call writes a call of callee (calls times, entering it at line to) made
 // at line from, with its inclusive cost. calls is never 0: callgrind
 // readers take the cost line after "calls=0" as self cost.
 func (o *writer) call(callee funcRef, calls, to, from uint64, c fold.Count) {
-	o.fl("cfl", callee)
-	o.fn("cfn", callee)
-	o.buf = append(o.buf[:0], "calls="...)
-	o.buf = strconv.AppendUint(o.buf, calls, 10)
-	o.buf = append(o.buf, ' ')
-	o.buf = strconv.AppendUint(o.buf, to, 10)
-	o.buf = append(o.buf, '\n')
-	o.w.Write(o.buf)
-	o.cost(from, c)
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
+	o.fl("cfl", &callee)
+	o.fn("cfn", &callee)
+	b := append(o.buf, "calls="...)
+	b = strconv.AppendUint(b, calls, 10)
+	b = append(b, ' ')
+	b = strconv.AppendUint(b, to, 10)
+	o.buf = append(b, '\n')
+	o.costLine(from, c)
+	o.done()
 }
