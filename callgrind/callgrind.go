@@ -3,8 +3,6 @@ package callgrind
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
-	"errors"
 	"io"
 	"math"
 	"math/bits"
@@ -69,6 +67,8 @@ type Profile struct {
 	edges  paged[edge]
 
 	prev   []byte  // the previous stack
+	one    Batch   // Add's
+	warmed int32   // see warm
 	stack  []entry // its frames, the ongoing calls, root first
 	roots  []root
 	rootOf map[int32]int32 // frame id → index in roots
@@ -200,63 +200,14 @@ func (p *Profile) Edges() int {
 
 // Add adds c samples of stack, the next stack in input order.
 func (p *Profile) Add(stack []byte, c fold.Count) error {
-	if len(stack) == 0 {
-		return errors.New("empty stack")
-	}
-	var err error
-	if p.total, err = p.total.Add(c); err != nil {
-		return err
-	}
-	if c.Float {
-		p.dec = true
-	}
-	if p.ext != nil {
-		return p.ext.add(stack, c)
-	}
-	if err := p.add(stack, c); err != nil {
-		// Start the next stack afresh.
-		p.pop(0)
-		p.prev = p.prev[:0]
-		return err
-	}
-	if p.opts.Mem > 0 && p.externalSize() > inMemoryLimit(p.opts.Mem) {
-		return p.goExternal()
-	}
-	return nil
+	p.one.Reset()
+	p.one.Append(stack, c)
+	_, err := p.AddBatch(&p.one)
+	return err
 }
 
-func (p *Profile) add(stack []byte, c fold.Count) error {
-	// The frames stack shares with the previous one (from the root) are
-	// the same ongoing calls: those that end where a frame of the
-	// previous stack ends, within the bytes the two share.
-	n := commonPrefix(stack, p.prev)
-	depth, shared := 0, true
-	for pos := 0; pos < len(stack); depth++ { // the frames as fold.Frames cuts them
-		e := bytes.IndexByte(stack[pos:], fold.Sep)
-		if e < 0 {
-			e = len(stack)
-		} else {
-			e += pos
-		}
-		f := stack[pos:e]
-		pos = e + 1
-		if shared {
-			if depth < len(p.stack) && e <= n && (e == len(p.prev) || p.prev[e] == fold.Sep) {
-				continue
-			}
-			// The previous stack's calls from here on have returned.
-			shared = false
-			p.pop(depth)
-		}
-		if err := p.push(f); err != nil {
-			return err
-		}
-	}
-	if shared {
-		p.pop(depth)
-	}
-	p.prev = append(p.prev[:0], stack...)
-
+// addCosts adds c samples of the stack, once pushed.
+func (p *Profile) addCosts(c fold.Count) error {
 	var err error
 	r := &p.roots[p.stack[0].root]
 	if r.cost, err = r.cost.Add(c); err != nil {
@@ -274,20 +225,6 @@ func (p *Profile) add(stack []byte, c fold.Count) error {
 	return addCount(&leaf.self, &leaf.selfDec, c)
 }
 
-// commonPrefix returns the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for ; i < n && a[i] == b[i]; i++ {
-	}
-	return i
-}
-
 // pop keeps the first n entries of the stack.
 func (p *Profile) pop(n int) {
 	for i := n; i < len(p.stack); i++ {
@@ -298,9 +235,10 @@ func (p *Profile) pop(n int) {
 	p.stack = p.stack[:min(n, len(p.stack))]
 }
 
-// push adds frame f, a call from the last frame of the stack.
-func (p *Profile) push(f []byte) error {
-	id := p.frameID(f)
+// push adds frame f (of hash h, plain or not), a call from the last
+// frame of the stack.
+func (p *Profile) push(f []byte, h uint64, plain bool) {
+	id := p.frameID(f, h, plain)
 	fr := p.frames.at(id)
 	ent := entry{frame: id, fn: fr.fn}
 	if len(p.stack) == 0 {
@@ -315,15 +253,14 @@ func (p *Profile) push(f []byte) error {
 		g.open++
 	}
 	p.stack = append(p.stack, ent)
-	return nil
 }
 
 // frameID returns the id of frame f, adding it when new. Function names
 // are kept with the frames: most frames are their function's name, so
 // both are one string. A name that is not a frame is a string of
 // frameNames whose frame has no function (fn -1) until it is seen.
-func (p *Profile) frameID(f []byte) int32 {
-	id, added := p.frameNames.Add(f)
+func (p *Profile) frameID(f []byte, h uint64, plain bool) int32 {
+	id, added := p.frameNames.AddHash(h, f)
 	if added {
 		p.frames.add(newFrame)
 	} else if p.frames.at(id).fn >= 0 {
@@ -331,11 +268,12 @@ func (p *Profile) frameID(f []byte) int32 {
 	}
 	p.nameBytes += int64(len(f))
 	var fn int32
-	name, file, line, ok := SplitLocation(f)
-	if !ok && len(f) > 0 && !isSpace(f[0]) {
+	var line uint64
+	if plain {
 		// A plain name: its own function, in UnknownFile.
 		fn = p.unknownFunction(id)
 	} else {
+		var file, name []byte
 		file, name, line = frameFunction(f)
 		nameID, added := p.frameNames.Add(name)
 		if added {
