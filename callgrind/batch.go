@@ -94,21 +94,18 @@ func plain(f []byte) bool {
 // that end where a frame of prev ends, within the bytes the two share.
 func sharedFrames(stack, prev []byte) (depth, pos int) {
 	n := commonPrefix(stack, prev)
-	for pos < len(stack) && pos < len(prev) {
-		e := bytes.IndexByte(stack[pos:], fold.Sep)
-		if e < 0 {
-			e = len(stack)
-		} else {
-			e += pos
-		}
-		if e > n || (e < len(prev) && prev[e] != fold.Sep) {
-			break
-		}
+	// Every separator they share ends a frame of both.
+	depth = bytes.Count(stack[:n], sep)
+	pos = bytes.LastIndexByte(stack[:n], fold.Sep) + 1
+	// The frame after may end where both end a frame.
+	if pos < len(stack) && pos < len(prev) && (n == len(stack) || stack[n] == fold.Sep) && (n == len(prev) || prev[n] == fold.Sep) {
 		depth++
-		pos = e + 1
+		pos = n + 1
 	}
 	return depth, pos
 }
+
+var sep = []byte{fold.Sep}
 
 // commonPrefix returns the length of the longest common prefix of a and b.
 func commonPrefix(a, b []byte) int {

@@ -1,8 +1,8 @@
 package callgrind
 
 import (
-	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 )
 
@@ -26,18 +26,65 @@ const preBytes = 7
 
 // namePrefix returns the pre of name s at offset off.
 func namePrefix(s []byte, off int) uint64 {
-	var b [8]byte
-	if off < len(s) {
-		copy(b[:preBytes], s[off:])
+	s = s[off:]
+	if len(s) >= 8 {
+		return binary.BigEndian.Uint64(s)&^0xFF | (preBytes + 1)
 	}
-	b[preBytes] = byte(min(len(s)-off, preBytes+1))
-	return binary.BigEndian.Uint64(b[:])
+	var v uint64
+	for i, c := range s[:min(len(s), preBytes)] {
+		v |= uint64(c) << (56 - 8*i)
+	}
+	return v | uint64(min(len(s), preBytes+1))
 }
 
 // sortNames sorts keys, whose pre holds their names' first bytes, by
 // file and name; name returns the name of an id, tmp is scratch of
-// keys' length, and files bounds the file ranks.
+// keys' length, and files bounds the file ranks. A large sort is cut in
+// two at a pivot, and the halves sorted on two goroutines.
 func sortNames(keys, tmp []nameKey, files int, name func(id int32) []byte) {
+	if len(keys) < 1<<16 {
+		sortPart(keys, tmp, files, name)
+		return
+	}
+	// The pivot is the median of a sample; keys that tie with it on
+	// (file, pre) go after it with it, so no run of equal ones is cut.
+	var sample [255]nameKey
+	for i := range sample {
+		sample[i] = keys[i*len(keys)/len(sample)]
+	}
+	less := func(a, b nameKey) bool { return a.file < b.file || a.file == b.file && a.pre < b.pre }
+	slices.SortFunc(sample[:], func(a, b nameKey) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
+	pivot := sample[len(sample)/2]
+	lo, hi := 0, len(keys)
+	for _, k := range keys {
+		if less(k, pivot) {
+			tmp[lo] = k
+			lo++
+		} else {
+			hi--
+			tmp[hi] = k
+		}
+	}
+	copy(keys, tmp)
+	done := make(chan struct{})
+	go func() {
+		sortPart(keys[:lo], tmp[:lo], files, name)
+		close(done)
+	}()
+	sortPart(keys[lo:], tmp[lo:], files, name)
+	<-done
+}
+
+// sortPart is sortNames on one goroutine.
+func sortPart(keys, tmp []nameKey, files int, name func(id int32) []byte) {
 	radixSort(keys, tmp)
 	if files > 1 {
 		// Stable, so within a file the names stay sorted.
@@ -75,63 +122,73 @@ func refine(keys, tmp []nameKey, off int, name func(id int32) []byte) {
 // sortRun sorts keys, which agree on their names' bytes before off, on
 // the rest of their names.
 func sortRun(keys, tmp []nameKey, off int, name func(id int32) []byte) {
-	if off >= 8*preBytes {
-		// Long shared beginnings: compare what is left.
-		slices.SortFunc(keys, func(a, b nameKey) int { return bytes.Compare(name(a.id)[off:], name(b.id)[off:]) })
-		return
+	// Names often share long beginnings (C++ and Java names, numbered
+	// variants): skip the bytes all of them share at once, instead of
+	// sorting on them 7 by 7.
+	first := name(keys[0].id)
+	lcp := len(first)
+	for _, k := range keys[1:] {
+		if lcp = off + commonPrefix(first[off:lcp], name(k.id)[off:]); lcp == off {
+			break
+		}
 	}
+	off = lcp
 	for i := range keys {
 		keys[i].pre = namePrefix(name(keys[i].id), off)
 	}
-	if len(keys) < 256 {
-		slices.SortFunc(keys, func(a, b nameKey) int {
-			switch {
-			case a.pre < b.pre:
-				return -1
-			case a.pre > b.pre:
-				return 1
-			}
-			return 0
-		})
-	} else {
-		radixSort(keys, tmp[:len(keys)])
-	}
+	radixSort(keys, tmp[:len(keys)])
 	refine(keys, tmp, off, name)
 }
 
-// radixSort sorts keys by pre, a byte at a time from the lowest,
-// skipping the bytes all keys share; tmp is scratch of keys' length.
-func radixSort(keys, tmp []nameKey) {
-	if len(keys) < 2 {
+// radixSort sorts keys by pre, a byte at a time from the highest: keys
+// are spread by the byte into 256 runs, and each run with more than a
+// few keys sorted the same way on the next byte; tmp is scratch of
+// keys' length.
+func radixSort(keys, tmp []nameKey) { radixSortFrom(keys, tmp, 56) }
+
+func radixSortFrom(keys, tmp []nameKey, shift uint) {
+	if len(keys) <= 64 {
+		insertionSort(keys)
 		return
 	}
-	var count [8][256]int
+	// Go straight to the highest byte where some keys differ.
+	var diff uint64
 	for _, k := range keys {
-		for b := range 8 {
-			count[b][byte(k.pre>>(8*b))]++
+		diff |= k.pre ^ keys[0].pre
+	}
+	if diff &= ^uint64(0) >> (56 - shift); diff == 0 {
+		return
+	}
+	shift = uint(63-bits.LeadingZeros64(diff)) &^ 7
+	var start [257]int
+	for _, k := range keys {
+		start[byte(k.pre>>shift)+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	next := start
+	for _, k := range keys {
+		d := byte(k.pre >> shift)
+		tmp[next[d]] = k
+		next[d]++
+	}
+	copy(keys, tmp[:len(keys)])
+	if shift == 0 {
+		return
+	}
+	for d := range 256 {
+		if i, j := start[d], start[d+1]; j-i > 1 {
+			radixSortFrom(keys[i:j], tmp[i:j], shift-8)
 		}
 	}
-	src, dst := keys, tmp
-	for b := range 8 {
-		c := &count[b]
-		if c[byte(src[0].pre>>(8*b))] == len(src) {
-			continue
+}
+
+func insertionSort(keys []nameKey) {
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && keys[j].pre < keys[j-1].pre; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
 		}
-		sum := 0
-		for i, n := range c {
-			c[i] = sum
-			sum += n
-		}
-		shift := 8 * b
-		for _, k := range src {
-			d := byte(k.pre >> shift)
-			dst[c[d]] = k
-			c[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
 	}
 }
 
