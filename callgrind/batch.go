@@ -20,6 +20,7 @@ type Batch struct {
 	data   []byte
 	stacks []batchStack
 	frames []batchFrame
+	ends   []int // where each frame of the last stack ends, from its start
 }
 
 type batchStack struct {
@@ -41,7 +42,7 @@ type batchFrame struct {
 
 // Reset empties the batch, keeping its memory.
 func (b *Batch) Reset() {
-	b.data, b.stacks, b.frames = b.data[:0], b.stacks[:0], b.frames[:0]
+	b.data, b.stacks, b.frames, b.ends = b.data[:0], b.stacks[:0], b.frames[:0], b.ends[:0]
 }
 
 // Len returns the number of stacks in the batch.
@@ -58,9 +59,27 @@ func (b *Batch) Append(stack []byte, c fold.Count) {
 	s := b.data[start:]
 	st := batchStack{start: start, end: len(b.data), count: c, shared: -1}
 	pos := 0
-	if n := len(b.stacks); n > 0 {
-		prev := &b.stacks[n-1]
-		st.shared, pos = sharedFrames(s, b.data[prev.start:prev.end])
+	if k := len(b.stacks); k > 0 {
+		// The frames shared with the stack before: those of its frames
+		// (b.ends) that end within the bytes the two share, where this
+		// stack ends a frame too.
+		prev := &b.stacks[k-1]
+		n := commonPrefix(s, b.data[prev.start:prev.end])
+		d := 0
+		for d < len(b.ends) && b.ends[d] < n {
+			d++
+		}
+		if d > 0 {
+			pos = b.ends[d-1] + 1
+		}
+		if d < len(b.ends) && b.ends[d] == n && pos < len(s) && (n == len(s) || s[n] == fold.Sep) {
+			d++
+			pos = n + 1
+		}
+		st.shared = d
+		b.ends = b.ends[:d]
+	} else {
+		b.ends = b.ends[:0]
 	}
 	st.frames[0] = len(b.frames)
 	for pos < len(s) { // the frames as fold.Frames cuts them
@@ -72,6 +91,7 @@ func (b *Batch) Append(stack []byte, c fold.Count) {
 		}
 		f := s[pos:e]
 		b.frames = append(b.frames, batchFrame{start: start + pos, end: start + e, hash: table.Hash(f), plain: plain(f)})
+		b.ends = append(b.ends, e)
 		pos = e + 1
 	}
 	st.frames[1] = len(b.frames)
@@ -106,20 +126,6 @@ func sharedFrames(stack, prev []byte) (depth, pos int) {
 }
 
 var sep = []byte{fold.Sep}
-
-// commonPrefix returns the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for ; i < n && a[i] == b[i]; i++ {
-	}
-	return i
-}
 
 // warmStacks is how many stacks AddBatch adds at a time, after reading
 // the home slots of all their new frames at once: the cache misses of
@@ -196,4 +202,21 @@ func (p *Profile) addStack(b *Batch, i int) error {
 		return p.goExternal()
 	}
 	return nil
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+32 <= n && bytes.Equal(a[i:i+32], b[i:i+32]) { // compared in vector registers
+		i += 32
+	}
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
 }

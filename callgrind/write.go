@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -417,13 +416,35 @@ func costString(c fold.Count) string {
 
 func appendCost(dst []byte, c fold.Count) []byte {
 	if !c.Float {
-		return strconv.AppendUint(dst, c.N, 10)
+		return appendUint(dst, c.N)
 	}
 	r := math.Round(c.F)
 	if r >= math.MaxUint64 {
-		return strconv.AppendUint(dst, math.MaxUint64, 10)
+		return appendUint(dst, math.MaxUint64)
 	}
-	return strconv.AppendUint(dst, uint64(r), 10)
+	return appendUint(dst, uint64(r))
+}
+
+// appendUint appends v in decimal: strconv.AppendUint, without its copy
+// of the digits (the numbers of a callgrind file are most of its lines).
+func appendUint(b []byte, v uint64) []byte {
+	if v < 10 {
+		return append(b, byte('0'+v))
+	}
+	n := 1
+	for x := v; x >= 10; x /= 10 {
+		n++
+	}
+	b = slices.Grow(b, n)
+	b = b[:len(b)+n]
+	d := b[len(b)-n:]
+	for i := n - 1; i > 0; i-- {
+		q := v / 10
+		d[i] = byte('0' + v - 10*q)
+		v = q
+	}
+	d[0] = byte('0' + v)
+	return b
 }
 
 // appendSpec appends "spec=name", or, compressed, "spec=(id) name" the
@@ -436,7 +457,7 @@ func appendSpec(b []byte, spec string, name []byte, id int32, first, compress bo
 	switch {
 	case compress:
 		b = append(b, '(')
-		b = strconv.AppendInt(b, int64(id), 10)
+		b = appendUint(b, uint64(id))
 		b = append(b, ')')
 		if first {
 			b = append(b, ' ')
@@ -444,7 +465,7 @@ func appendSpec(b []byte, spec string, name []byte, id int32, first, compress bo
 		}
 	case looksCompressed(name):
 		b = append(b, '(')
-		b = strconv.AppendInt(b, int64(id), 10)
+		b = appendUint(b, uint64(id))
 		b = append(b, ") "...)
 		b = append(b, name...)
 	default:
@@ -459,7 +480,7 @@ func looksCompressed(name []byte) bool {
 
 // appendCostLine appends a cost line: the line, then the cost.
 func appendCostLine(b []byte, line uint64, c fold.Count) []byte {
-	b = strconv.AppendUint(b, line, 10)
+	b = appendUint(b, line)
 	b = append(b, ' ')
 	b = appendCost(b, c)
 	return append(b, '\n')
@@ -469,9 +490,9 @@ func appendCostLine(b []byte, line uint64, c fold.Count) []byte {
 // readers take the cost line after "calls=0" as self cost.
 func appendCallLine(b []byte, calls, to uint64) []byte {
 	b = append(b, "calls="...)
-	b = strconv.AppendUint(b, calls, 10)
+	b = appendUint(b, calls)
 	b = append(b, ' ')
-	b = strconv.AppendUint(b, to, 10)
+	b = appendUint(b, to)
 	return append(b, '\n')
 }
 
