@@ -21,6 +21,9 @@ type Batch struct {
 	stacks []batchStack
 	frames []batchFrame
 	ends   []int // where each frame of the last stack ends, from its start
+	// unknownEnds: the last stack's first frames, shared with a stack
+	// before the batch, are not in ends.
+	unknownEnds bool
 }
 
 type batchStack struct {
@@ -43,6 +46,7 @@ type batchFrame struct {
 // Reset empties the batch, keeping its memory.
 func (b *Batch) Reset() {
 	b.data, b.stacks, b.frames, b.ends = b.data[:0], b.stacks[:0], b.frames[:0], b.ends[:0]
+	b.unknownEnds = false
 }
 
 // Len returns the number of stacks in the batch.
@@ -54,32 +58,38 @@ func (b *Batch) Bytes() int { return len(b.data) }
 // Append adds c samples of stack, the next stack in input order, to the
 // batch.
 func (b *Batch) Append(stack []byte, c fold.Count) {
+	if len(b.stacks) == 0 || b.unknownEnds {
+		b.append(stack, c, -1, 0)
+		return
+	}
+	// The frames shared with the stack before: those of its frames
+	// (b.ends) that end within the bytes the two share, where this stack
+	// ends a frame too.
+	prev := &b.stacks[len(b.stacks)-1]
+	n := commonPrefix(stack, b.data[prev.start:prev.end])
+	d, pos := 0, 0
+	for d < len(b.ends) && b.ends[d] < n {
+		d++
+	}
+	if d > 0 {
+		pos = b.ends[d-1] + 1
+	}
+	if d < len(b.ends) && b.ends[d] == n && pos < len(stack) && (n == len(stack) || stack[n] == fold.Sep) {
+		d++
+		pos = n + 1
+	}
+	b.append(stack, c, d, pos)
+}
+
+// append appends stack, whose first shared frames (-1: unknown) are
+// shared with the stack before it and whose others start at pos.
+func (b *Batch) append(stack []byte, c fold.Count, shared, pos int) {
 	start := len(b.data)
 	b.data = append(b.data, stack...)
 	s := b.data[start:]
-	st := batchStack{start: start, end: len(b.data), count: c, shared: -1}
-	pos := 0
-	if k := len(b.stacks); k > 0 {
-		// The frames shared with the stack before: those of its frames
-		// (b.ends) that end within the bytes the two share, where this
-		// stack ends a frame too.
-		prev := &b.stacks[k-1]
-		n := commonPrefix(s, b.data[prev.start:prev.end])
-		d := 0
-		for d < len(b.ends) && b.ends[d] < n {
-			d++
-		}
-		if d > 0 {
-			pos = b.ends[d-1] + 1
-		}
-		if d < len(b.ends) && b.ends[d] == n && pos < len(s) && (n == len(s) || s[n] == fold.Sep) {
-			d++
-			pos = n + 1
-		}
-		st.shared = d
-		b.ends = b.ends[:d]
-	} else {
-		b.ends = b.ends[:0]
+	st := batchStack{start: start, end: len(b.data), count: c, shared: shared}
+	if b.unknownEnds = shared > len(b.ends); !b.unknownEnds {
+		b.ends = b.ends[:max(shared, 0)]
 	}
 	st.frames[0] = len(b.frames)
 	for pos < len(s) { // the frames as fold.Frames cuts them

@@ -197,7 +197,14 @@ func (p *Profile) Edges() int {
 // Add adds c samples of stack, the next stack in input order.
 func (p *Profile) Add(stack []byte, c fold.Count) error {
 	p.one.Reset()
-	p.one.Append(stack, c)
+	if p.ext == nil && len(p.prev) > 0 {
+		// Only the frames not shared with the last stack are cut and
+		// hashed.
+		shared, pos := sharedFrames(stack, p.prev)
+		p.one.append(stack, c, shared, pos)
+	} else {
+		p.one.Append(stack, c)
+	}
 	_, err := p.AddBatch(&p.one)
 	return err
 }
