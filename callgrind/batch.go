@@ -218,8 +218,12 @@ func (p *Profile) addStack(b *Batch, i int) error {
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+32 <= n && bytes.Equal(a[i:i+32], b[i:i+32]) { // compared in vector registers
-		i += 32
+	for ; i+32 <= n; i += 32 { // 32 bytes a step while they agree
+		a, b := a[i:i+32], b[i:i+32]
+		le := binary.LittleEndian
+		if (le.Uint64(a)^le.Uint64(b))|(le.Uint64(a[8:])^le.Uint64(b[8:]))|(le.Uint64(a[16:])^le.Uint64(b[16:]))|(le.Uint64(a[24:])^le.Uint64(b[24:])) != 0 {
+			break
+		}
 	}
 	for ; i+8 <= n; i += 8 {
 		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {

@@ -147,7 +147,7 @@ func sortRun(keys, tmp []nameKey, off int, name func(id int32) []byte) {
 func radixSort(keys, tmp []nameKey) { radixSortFrom(keys, tmp, 56) }
 
 func radixSortFrom(keys, tmp []nameKey, shift uint) {
-	if len(keys) <= 64 {
+	if len(keys) <= 32 {
 		insertionSort(keys)
 		return
 	}
@@ -162,7 +162,7 @@ func radixSortFrom(keys, tmp []nameKey, shift uint) {
 	shift = uint(63-bits.LeadingZeros64(diff)) &^ 7
 	var start [257]int
 	for _, k := range keys {
-		start[byte(k.pre>>shift)+1]++
+		start[int(byte(k.pre>>shift))+1]++
 	}
 	for i := 1; i < len(start); i++ {
 		start[i] += start[i-1]
@@ -190,24 +190,4 @@ func insertionSort(keys []nameKey) {
 			keys[j], keys[j-1] = keys[j-1], keys[j]
 		}
 	}
-}
-
-// byRank groups ids by their rank, given by rankOf, below n, keeping
-// their order within a rank. It returns them in dst (of ids' length) and
-// where each rank's group starts (start[r] to start[r+1]).
-func byRank(dst, ids []int32, n int, rankOf func(id int32) int32) (start []int32) {
-	start = make([]int32, n+1)
-	for _, id := range ids {
-		start[rankOf(id)+1]++
-	}
-	for i := 1; i < len(start); i++ {
-		start[i] += start[i-1]
-	}
-	next := slices.Clone(start[:n])
-	for _, id := range ids {
-		r := rankOf(id)
-		dst[next[r]] = id
-		next[r]++
-	}
-	return start
 }

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"io"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
@@ -431,21 +432,36 @@ func appendUint(b []byte, v uint64) []byte {
 	if v < 10 {
 		return append(b, byte('0'+v))
 	}
-	n := 1
-	for x := v; x >= 10; x /= 10 {
+	// The number of digits, from the number of bits (log10(2) ≈
+	// 1233/4096), then two at a time from the right.
+	n := bits.Len64(v) * 1233 >> 12
+	if v >= pow10[n] {
 		n++
 	}
 	b = slices.Grow(b, n)
 	b = b[:len(b)+n]
 	d := b[len(b)-n:]
-	for i := n - 1; i > 0; i-- {
-		q := v / 10
-		d[i] = byte('0' + v - 10*q)
+	i := n
+	for v >= 100 {
+		q := v / 100
+		r := 2 * (v - 100*q)
+		d[i-1], d[i-2] = digitPairs[r+1], digitPairs[r]
+		i -= 2
 		v = q
 	}
-	d[0] = byte('0' + v)
+	if v >= 10 {
+		d[1], d[0] = digitPairs[2*v+1], digitPairs[2*v]
+	} else {
+		d[0] = byte('0' + v)
+	}
 	return b
 }
+
+const digitPairs = "00010203040506070809" + "10111213141516171819" + "20212223242526272829" + "30313233343536373839" +
+	"40414243444546474849" + "50515253545556575859" + "60616263646566676869" + "70717273747576777879" +
+	"80818283848586878889" + "90919293949596979899"
+
+var pow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19}
 
 // appendSpec appends "spec=name", or, compressed, "spec=(id) name" the
 // first time and "spec=(id)" after; name is needed only when written. A
