@@ -3,7 +3,6 @@ package callgrind
 import (
 	"bytes"
 	"math"
-	"math/bits"
 	"strings"
 
 	"github.com/pfold/pfold/fold"
@@ -124,12 +123,8 @@ func count(v uint64, dec bool) fold.Count {
 
 // addCount adds c to the count held as *v and *dec.
 func addCount(v *uint64, dec *bool, c fold.Count) error {
-	if !c.Float && !*dec {
-		sum, carry := bits.Add64(*v, c.N, 0)
-		if carry != 0 {
-			return fold.ErrOverflow
-		}
-		*v = sum
+	if !c.Float && !*dec && *v+c.N >= c.N { // integers, without a carry
+		*v += c.N
 		return nil
 	}
 	sum, err := count(*v, *dec).Add(c)
@@ -217,10 +212,14 @@ func (p *Profile) addCosts(c fold.Count) error {
 		return err
 	}
 	for i := 1; i < len(p.stack); i++ {
-		if ent := &p.stack[i]; ent.costs {
-			if err := addCount(&ent.edge.cost, &ent.edge.costDec, c); err != nil {
-				return err
-			}
+		ent := &p.stack[i]
+		if !ent.costs {
+			continue
+		}
+		if e := ent.edge; !c.Float && !e.costDec && e.cost+c.N >= c.N {
+			e.cost += c.N // addCount's common case, inline
+		} else if err := addCount(&e.cost, &e.costDec, c); err != nil {
+			return err
 		}
 	}
 	leaf := p.frames.at(p.stack[len(p.stack)-1].frame)

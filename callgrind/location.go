@@ -69,9 +69,13 @@ func splitBody(b []byte) (name, file []byte, line uint64, ok bool) {
 		return nil, nil, 0, false // the other forms end with the line
 	}
 	// The other forms end with ":line": most plain names are ruled out
-	// here, before looking for " - " in them.
-	c := bytes.LastIndexByte(b, ':')
-	if c < 0 {
+	// here, before looking for " - " in them. The last colon is the one
+	// before the digits at the end, or the line is not all digits.
+	c := len(b)
+	for c > 0 && b[c-1] >= '0' && b[c-1] <= '9' {
+		c--
+	}
+	if c--; c < 0 || b[c] != ':' {
 		return nil, nil, 0, false
 	}
 	line, ok = parseLine(b[c+1:])
