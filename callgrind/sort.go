@@ -143,43 +143,58 @@ func sortRun(keys, tmp []nameKey, off int, name func(id int32) []byte) {
 // radixSort sorts keys by pre, a byte at a time from the highest: keys
 // are spread by the byte into 256 runs, and each run with more than a
 // few keys sorted the same way on the next byte; tmp is scratch of
-// keys' length.
-func radixSort(keys, tmp []nameKey) { radixSortFrom(keys, tmp, 56) }
+// keys' length. The keys go back and forth between keys and tmp, a level
+// each way, and end in keys.
+func radixSort(keys, tmp []nameKey) { radixSortInto(keys, tmp, keys, 56) }
 
-func radixSortFrom(keys, tmp []nameKey, shift uint) {
-	if len(keys) <= 32 {
-		insertionSort(keys)
+// radixSortInto sorts src by the bytes of pre from shift down, leaving
+// the keys sorted in dst, which is src or other; other is scratch.
+func radixSortInto(src, other, dst []nameKey, shift uint) {
+	if len(src) <= 32 {
+		if &dst[0] != &src[0] {
+			copy(dst, src)
+		}
+		insertionSort(dst)
 		return
 	}
 	// Go straight to the highest byte where some keys differ.
 	var diff uint64
-	for _, k := range keys {
-		diff |= k.pre ^ keys[0].pre
+	for _, k := range src {
+		diff |= k.pre ^ src[0].pre
 	}
 	if diff &= ^uint64(0) >> (56 - shift); diff == 0 {
+		if &dst[0] != &src[0] {
+			copy(dst, src)
+		}
 		return
 	}
 	shift = uint(63-bits.LeadingZeros64(diff)) &^ 7
 	var start [257]int
-	for _, k := range keys {
-		start[int(byte(k.pre>>shift))+1]++
+	lo, hi := 255, 0 // the bytes there, at least
+	for _, k := range src {
+		d := int(byte(k.pre >> shift))
+		start[d+1]++
+		lo, hi = min(lo, d), max(hi, d)
 	}
-	for i := 1; i < len(start); i++ {
+	for i := lo + 1; i <= hi+1; i++ {
 		start[i] += start[i-1]
 	}
 	next := start
-	for _, k := range keys {
+	for _, k := range src {
 		d := byte(k.pre >> shift)
-		tmp[next[d]] = k
+		other[next[d]] = k
 		next[d]++
 	}
-	copy(keys, tmp[:len(keys)])
-	if shift == 0 {
-		return
-	}
-	for d := range 256 {
-		if i, j := start[d], start[d+1]; j-i > 1 {
-			radixSortFrom(keys[i:j], tmp[i:j], shift-8)
+	// The runs are in other now; each is sorted into dst.
+	for d := lo; d <= hi; d++ {
+		i, j := start[d], start[d+1]
+		switch {
+		case j-i == 1:
+			dst[i] = other[i]
+		case j-i > 1 && shift > 0:
+			radixSortInto(other[i:j], src[i:j], dst[i:j], shift-8)
+		case j-i > 1:
+			copy(dst[i:j], other[i:j])
 		}
 	}
 }
