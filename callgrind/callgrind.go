@@ -1,17 +1,9 @@
 package callgrind
 
 import (
-	"bufio"
 	"bytes"
-	"cmp"
-	"encoding/binary"
-	"errors"
-	"io"
 	"math"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/table"
@@ -44,8 +36,8 @@ func ValidEvent(name string) bool {
 // Profile accumulates folded stacks and writes them as one callgrind file.
 //
 // Its memory is bounded by the distinct frames (each name stored once,
-// with about 80 bytes of records and table slots) and the distinct
-// caller→callee frame pairs (about 50 bytes each), never by the number
+// with about 70 bytes of records and table slots) and the distinct
+// caller→callee frame pairs (about 35 bytes each), never by the number
 // of stacks.
 type Profile struct {
 	opts Options
@@ -57,16 +49,25 @@ type Profile struct {
 	frameNames table.Bytes // frame id → the frame as read
 	frames     paged[frame]
 	files      table.Bytes // file id → file name
+	unknown    int32       // the id of UnknownFile in files, -1 before its first function
 	funcs      paged[function]
-	funcOf     table.Ints // pairKey(file id, name id) → function id
-	edgeOf     table.Ints // pairKey(from, to frame ids) → edge id
-	edges      paged[edge]
+	// funcOf finds the functions of a file other than UnknownFile by
+	// their file and name ids (a function of UnknownFile is found from
+	// its name: frame.unknown), edgeOf the calls into frames that have
+	// more than one caller (the first call into a frame is frame.in).
+	// Most frames are plain names called from one place: neither table
+	// sees them.
+	funcOf table.Index // HashInt(pairKey(file, name)) → function id
+	edgeOf table.Index // HashInt(pairKey(from, to)) → edge id
+	edges  paged[edge]
 
-	stack  []entry // the ongoing calls, root first
+	prev   []byte  // the previous stack
+	one    Batch   // Add's
+	warmed int32   // see warm
+	stack  []entry // its frames, the ongoing calls, root first
 	roots  []root
 	rootOf map[int32]int32 // frame id → index in roots
 
-	seq   uint64 // number of stacks added, stamps first occurrences
 	total fold.Count
 	dec   bool
 
@@ -80,11 +81,17 @@ type Profile struct {
 type frame struct {
 	line uint64
 	self uint64 // a count, with selfDec
-	fn   int32
-	leaf bool // was a leaf at least once
-	// selfDec: self is a decimal
-	selfDec bool
+	// fn is the frame's function, -1 while the string is only a
+	// function's name; unknown the function of that name in UnknownFile,
+	// or -1; in the first call into the frame, or -1.
+	fn, unknown, in int32
+	leaf            bool // was a leaf at least once
+	selfDec         bool // self is a decimal
+	multi           bool // called from more than one frame: its calls are in edgeOf
 }
+
+// newFrame is the record of a string just added to frameNames.
+var newFrame = frame{fn: -1, unknown: -1, in: -1}
 
 // root is a frame that is the root of stacks; there are few.
 type root struct {
@@ -94,9 +101,9 @@ type root struct {
 }
 
 type function struct {
-	file, name int32  // ids in Profile.files and Profile.frameNames
-	stamp      uint32 // seq of the last stack it was seen below the root in (its low half)
-	called     bool   // is below the root of some stack
+	file, name int32 // ids in Profile.files and Profile.frameNames
+	open       int32 // frames of it below the root in Profile.stack
+	called     bool  // is below the root of some stack
 }
 
 type edge struct {
@@ -116,6 +123,10 @@ func count(v uint64, dec bool) fold.Count {
 
 // addCount adds c to the count held as *v and *dec.
 func addCount(v *uint64, dec *bool, c fold.Count) error {
+	if !c.Float && !*dec && *v+c.N >= c.N { // integers, without a carry
+		*v += c.N
+		return nil
+	}
 	sum, err := count(*v, *dec).Add(c)
 	if err != nil {
 		return err
@@ -128,9 +139,15 @@ func addCount(v *uint64, dec *bool, c fold.Count) error {
 	return nil
 }
 
+// An entry is a frame of Profile.stack.
 type entry struct {
-	frame int32
-	edge  int32 // the call from the frame above; at the root, its index in roots
+	frame, fn int32
+	// edge is the call from the frame above (nil at the root, whose
+	// index in roots is root); costs, whether the stack's cost goes to
+	// it: it is the outermost call of fn below the root.
+	edge  *edge
+	root  int32
+	costs bool
 }
 
 // New returns an empty Profile.
@@ -142,8 +159,9 @@ func New(opts Options) *Profile {
 		opts.Creator = "pfold"
 	}
 	return &Profile{
-		opts:   opts,
-		rootOf: make(map[int32]int32),
+		opts:    opts,
+		rootOf:  make(map[int32]int32),
+		unknown: -1,
 	}
 }
 
@@ -173,108 +191,163 @@ func (p *Profile) Edges() int {
 
 // Add adds c samples of stack, the next stack in input order.
 func (p *Profile) Add(stack []byte, c fold.Count) error {
-	if len(stack) == 0 {
-		return errors.New("empty stack")
+	p.one.Reset()
+	if p.ext == nil && len(p.prev) > 0 {
+		// Only the frames not shared with the last stack are cut and
+		// hashed.
+		shared, pos := sharedFrames(stack, p.prev)
+		p.one.append(stack, c, shared, pos)
+	} else {
+		p.one.Append(stack, c)
 	}
+	_, err := p.AddBatch(&p.one)
+	return err
+}
+
+// addCosts adds c samples of the stack, once pushed.
+func (p *Profile) addCosts(c fold.Count) error {
 	var err error
-	if p.total, err = p.total.Add(c); err != nil {
+	r := &p.roots[p.stack[0].root]
+	if r.cost, err = r.cost.Add(c); err != nil {
 		return err
 	}
-	if c.Float {
-		p.dec = true
-	}
-	if p.ext != nil {
-		return p.ext.add(stack, c)
-	}
-	p.seq++
-	if uint32(p.seq) == 0 {
-		// The stamps hold seq's low half: forget them all when it wraps,
-		// and never use 0, the stamp of a function not yet seen.
-		for i := range int32(p.funcs.len()) {
-			p.funcs.at(i).stamp = 0
+	for i := 1; i < len(p.stack); i++ {
+		ent := &p.stack[i]
+		if !ent.costs {
+			continue
 		}
-		p.seq++
+		if e := ent.edge; !c.Float && !e.costDec && e.cost+c.N >= c.N {
+			e.cost += c.N // addCount's common case, inline
+		} else if err := addCount(&e.cost, &e.costDec, c); err != nil {
+			return err
+		}
 	}
-	depth := 0
-	shared := true
-	var rootFn int32
-	fold.Frames(stack, func(f []byte) bool {
-		if shared && (depth >= len(p.stack) || !bytes.Equal(p.frameNames.Key(p.stack[depth].frame), f)) {
-			// The previous stack's calls from here on have returned.
-			shared = false
-			p.stack = p.stack[:depth]
-		}
-		if !shared {
-			id := p.frameID(f)
-			var e int32
-			if depth == 0 {
-				e = p.root(id)
-				p.roots[e].calls++
-			} else {
-				e = p.edge(p.stack[depth-1].frame, id)
-				p.edges.at(e).calls++
-			}
-			p.stack = append(p.stack, entry{frame: id, edge: e})
-		}
-		ent := p.stack[depth]
-		fn := p.frames.at(ent.frame).fn
-		if depth == 0 {
-			rootFn = fn
-			r := &p.roots[ent.edge]
-			r.cost, err = r.cost.Add(c)
-		} else {
-			g := p.funcs.at(fn)
-			g.called = true
-			if g.stamp != uint32(p.seq) && fn != rootFn {
-				// The outermost call of fn in this stack.
-				e := p.edges.at(ent.edge)
-				err = addCount(&e.cost, &e.costDec, c)
-			}
-			g.stamp = uint32(p.seq)
-		}
-		depth++
-		return err == nil
-	})
-	if err != nil {
-		return err
-	}
-	p.stack = p.stack[:depth]
-	leaf := p.frames.at(p.stack[depth-1].frame)
+	leaf := p.frames.at(p.stack[len(p.stack)-1].frame)
 	leaf.leaf = true
-	if err := addCount(&leaf.self, &leaf.selfDec, c); err != nil {
-		return err
+	return addCount(&leaf.self, &leaf.selfDec, c)
+}
+
+// pop keeps the first n entries of the stack.
+func (p *Profile) pop(n int) {
+	for i := n; i < len(p.stack); i++ {
+		if i > 0 {
+			p.funcs.at(p.stack[i].fn).open--
+		}
 	}
-	if p.opts.Mem > 0 && p.externalSize() > inMemoryLimit(p.opts.Mem) {
-		return p.goExternal()
+	p.stack = p.stack[:min(n, len(p.stack))]
+}
+
+// push adds frame f (of hash h, plain or not), a call from the last
+// frame of the stack.
+func (p *Profile) push(f []byte, h uint64, plain bool) {
+	id := p.frameID(f, h, plain)
+	fr := p.frames.at(id)
+	ent := entry{frame: id, fn: fr.fn}
+	if len(p.stack) == 0 {
+		ent.root = p.root(id)
+		p.roots[ent.root].calls++
+	} else {
+		ent.edge = p.edge(p.stack[len(p.stack)-1].frame, id, fr)
+		ent.edge.calls++
+		g := p.funcs.at(fr.fn)
+		g.called = true
+		ent.costs = g.open == 0 && fr.fn != p.stack[0].fn
+		g.open++
 	}
-	return nil
+	p.stack = append(p.stack, ent)
 }
 
 // frameID returns the id of frame f, adding it when new. Function names
 // are kept with the frames: most frames are their function's name, so
 // both are one string. A name that is not a frame is a string of
 // frameNames whose frame has no function (fn -1) until it is seen.
-func (p *Profile) frameID(f []byte) int32 {
-	id, added := p.frameNames.Add(f)
-	if !added && p.frames.at(id).fn >= 0 {
+func (p *Profile) frameID(f []byte, h uint64, plain bool) int32 {
+	id, added := p.frameNames.AddHash(h, f)
+	if added {
+		p.frames.add(newFrame)
+	} else if p.frames.at(id).fn >= 0 {
 		return id
 	}
 	p.nameBytes += int64(len(f))
-	if added {
-		p.frames.add(frame{fn: -1})
+	var fn int32
+	var line uint64
+	if plain {
+		// A plain name: its own function, in UnknownFile.
+		fn = p.unknownFunction(id)
+	} else {
+		var file, name []byte
+		file, name, line = frameFunction(f)
+		nameID, added := p.frameNames.Add(name)
+		if added {
+			p.frames.add(newFrame)
+		}
+		if string(file) == UnknownFile {
+			fn = p.unknownFunction(nameID)
+		} else {
+			fileID, _ := p.files.Add(file)
+			fn = p.function(fileID, nameID)
+		}
 	}
-	file, name, line := frameFunction(f)
-	fileID, _ := p.files.Add(file)
-	nameID, added := p.frameNames.Add(name)
-	if added {
-		p.frames.add(frame{fn: -1})
-	}
-	fn, added := p.funcOf.Add(pairKey(fileID, nameID))
-	if added {
-		p.funcs.add(function{file: fileID, name: nameID})
-	}
-	*p.frames.at(id) = frame{fn: fn, line: line}
+	fr := p.frames.at(id)
+	fr.fn, fr.line = fn, line
 	return id
+}
+
+// unknownFunction returns the function of name id in UnknownFile,
+// adding it when new.
+func (p *Profile) unknownFunction(name int32) int32 {
+	fr := p.frames.at(name)
+	if fr.unknown < 0 {
+		if p.unknown < 0 {
+			p.unknown, _ = p.files.Add([]byte(UnknownFile))
+		}
+		fr.unknown = p.funcs.add(function{file: p.unknown, name: name})
+	}
+	return fr.unknown
+}
+
+// function returns the function of name id in file id (not
+// UnknownFile), adding it when new.
+func (p *Profile) function(file, name int32) int32 {
+	h := table.HashInt(pairKey(file, name))
+	i := p.funcOf.Start(h)
+	for {
+		var id int32
+		if id, i = p.funcOf.Next(h, i); id < 0 {
+			break
+		}
+		if g := p.funcs.at(id); g.file == file && g.name == name {
+			return id
+		}
+	}
+	id := p.funcs.add(function{file: file, name: name})
+	p.funcOf.Insert(h, i, id)
+	return id
+}
+
+// findFunction returns the function of name in file, or -1.
+func (p *Profile) findFunction(file, name []byte) int32 {
+	nameID := p.frameNames.Find(name)
+	if nameID < 0 {
+		return -1
+	}
+	if string(file) == UnknownFile {
+		return p.frames.at(nameID).unknown
+	}
+	fileID := p.files.Find(file)
+	if fileID < 0 {
+		return -1
+	}
+	h := table.HashInt(pairKey(fileID, nameID))
+	for i := p.funcOf.Start(h); ; {
+		var id int32
+		if id, i = p.funcOf.Next(h, i); id < 0 {
+			return -1
+		}
+		if g := p.funcs.at(id); g.file == fileID && g.name == nameID {
+			return id
+		}
+	}
 }
 
 // frameFunction returns the function (file and name) a frame belongs to, and
@@ -299,6 +372,8 @@ func frameFunction(f []byte) (file, name []byte, line uint64) {
 
 const space = " \t\n\v\f\r"
 
+func isSpace(b byte) bool { return strings.IndexByte(space, b) >= 0 }
+
 // root returns the index in roots of frame id.
 func (p *Profile) root(id int32) int32 {
 	r, ok := p.rootOf[id]
@@ -310,347 +385,36 @@ func (p *Profile) root(id int32) int32 {
 	return r
 }
 
-func (p *Profile) edge(from, to int32) int32 {
-	e, added := p.edgeOf.Add(pairKey(from, to))
-	if added {
-		p.edges.add(edge{from: from, to: to})
+// edge returns the call from frame from to frame to (whose record is
+// t), adding it when new.
+func (p *Profile) edge(from, to int32, t *frame) *edge {
+	if t.in < 0 {
+		t.in = p.edges.add(edge{from: from, to: to})
+		return p.edges.at(t.in)
 	}
-	return e
+	if e := p.edges.at(t.in); e.from == from {
+		return e
+	}
+	h := table.HashInt(pairKey(from, to))
+	if !t.multi {
+		// A second caller: from now on the calls into t are in edgeOf.
+		t.multi = true
+		p.edgeOf.Put(table.HashInt(pairKey(p.edges.at(t.in).from, to)), t.in)
+	}
+	i := p.edgeOf.Start(h)
+	for {
+		var id int32
+		if id, i = p.edgeOf.Next(h, i); id < 0 {
+			break
+		}
+		if e := p.edges.at(id); e.from == from && e.to == to {
+			return e
+		}
+	}
+	id := p.edges.add(edge{from: from, to: to})
+	p.edgeOf.Insert(h, i, id)
+	return p.edges.at(id)
 }
 
 // pairKey is the key of a pair of ids in funcOf and edgeOf.
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
-
-// WriteTo writes the callgrind file: the header with the summary, then
-// one block per function, sorted by file and name.
-func (p *Profile) WriteTo(w io.Writer) (int64, error) {
-	if p.ext != nil {
-		return p.ext.writeTo(p, w)
-	}
-	cw := &countWriter{w: w}
-	bw := bufio.NewWriterSize(cw, 64<<10)
-	// Function p.funcs.len() is the added root, if any; file
-	// p.files.Len() its file when no frame is in UnknownFile.
-	out := &writer{w: bw, compress: !p.opts.NoCompress,
-		fileIDs: make([]int32, p.files.Len()+1), fnIDs: make([]int32, p.funcs.len()+1)}
-
-	// callgrind_annotate reads "events:" as the last header line, so
-	// "positions:" goes before it; "summary:" gives the readers the total
-	// (without it callgrind_annotate adds up call costs too).
-	out.str("# callgrind format\nversion: 1\ncreator: ", p.opts.Creator, "\n")
-	out.str("positions: line\nevents: ", p.opts.Event, "\n")
-	out.str("summary: ", costString(p.total), "\n")
-
-	// Functions sorted by file and name: rank[fn] is fn's place.
-	fileRank := make([]int32, p.files.Len())
-	{
-		byName := make([]int32, p.files.Len())
-		for i := range byName {
-			byName[i] = int32(i)
-		}
-		slices.SortFunc(byName, func(a, b int32) int { return bytes.Compare(p.files.Key(a), p.files.Key(b)) })
-		for i, f := range byName {
-			fileRank[f] = int32(i)
-		}
-	}
-	// The names' first 8 bytes, compared as numbers, settle most
-	// comparisons without reading the names. (cmp.Or evaluates all its
-	// arguments: the names are compared only on a tie.)
-	type funcKey struct {
-		file   int32 // rank
-		fn     int32
-		prefix uint64
-	}
-	keys := make([]funcKey, p.funcs.len())
-	for i := range int32(p.funcs.len()) {
-		f := p.funcs.at(i)
-		keys[i] = funcKey{fileRank[f.file], int32(i), prefix(p.frameNames.Key(f.name))}
-	}
-	sortOn2(keys, func(a, b funcKey) int {
-		if c := cmp.Or(cmp.Compare(a.file, b.file), cmp.Compare(a.prefix, b.prefix)); c != 0 {
-			return c
-		}
-		return bytes.Compare(p.frameNames.Key(p.funcs.at(a.fn).name), p.frameNames.Key(p.funcs.at(b.fn).name))
-	})
-	order := make([]int32, p.funcs.len())
-	rank := make([]int32, p.funcs.len())
-	for i, k := range keys {
-		order[i] = k.fn
-		rank[k.fn] = int32(i)
-	}
-	keys = nil
-	// Frames of a function come in the order of their line, then of the
-	// frames as read (distinct frames differ there).
-	type frameKey struct {
-		rank, frame int32
-		line        uint64
-	}
-	sortFrames := func(keys []frameKey) []frameKey {
-		slices.SortFunc(keys, func(a, b frameKey) int {
-			if c := cmp.Or(cmp.Compare(a.rank, b.rank), cmp.Compare(a.line, b.line)); c != 0 {
-				return c
-			}
-			return bytes.Compare(p.frameNames.Key(a.frame), p.frameNames.Key(b.frame))
-		})
-		return keys
-	}
-
-	// Calls by caller, then by callee, each as a function, a line and
-	// the frame as read. The keys are gathered first: sorting compares
-	// them many times.
-	type callKey struct {
-		from, to int32 // ranks of the functions
-		edge     int32 // then the lines and names of its frames
-	}
-	// Sorted on another CPU while the leaves and the root are.
-	var sorted sync.WaitGroup
-	calls := make([]callKey, p.edges.len())
-	sorted.Go(func() {
-		for i := range int32(p.edges.len()) {
-			e := p.edges.at(i)
-			from, to := p.frames.at(e.from), p.frames.at(e.to)
-			calls[i] = callKey{rank[from.fn], rank[to.fn], int32(i)}
-		}
-		slices.SortFunc(calls, func(a, b callKey) int {
-			if c := cmp.Or(cmp.Compare(a.from, b.from), cmp.Compare(a.to, b.to)); c != 0 {
-				return c
-			}
-			ea, eb := p.edges.at(a.edge), p.edges.at(b.edge)
-			if c := cmp.Or(cmp.Compare(p.frames.at(ea.to).line, p.frames.at(eb.to).line),
-				cmp.Compare(p.frames.at(ea.from).line, p.frames.at(eb.from).line)); c != 0 {
-				return c
-			}
-			return cmp.Or(bytes.Compare(p.frameNames.Key(ea.to), p.frameNames.Key(eb.to)),
-				bytes.Compare(p.frameNames.Key(ea.from), p.frameNames.Key(eb.from)))
-		})
-	})
-
-	var leaves []frameKey
-	for id := range int32(p.frames.len()) {
-		if f := p.frames.at(id); f.leaf {
-			leaves = append(leaves, frameKey{rank[f.fn], id, f.line})
-		}
-	}
-	leaves = sortFrames(leaves)
-	// The root's calls, when a root function is also called.
-	if root := p.rootName(); root.name != nil {
-		out.function(root)
-		keys := make([]frameKey, len(p.roots))
-		for i, r := range p.roots {
-			f := p.frames.at(r.frame)
-			keys[i] = frameKey{rank[f.fn], r.frame, f.line}
-		}
-		for _, k := range sortFrames(keys) {
-			f, r := p.frames.at(k.frame), &p.roots[p.rootOf[k.frame]]
-			out.call(p.ref(f.fn), r.calls, f.line, 0, r.cost)
-		}
-	}
-	sorted.Wait()
-
-	for r, fn := range order {
-		out.function(p.ref(fn))
-		for ; len(leaves) > 0 && leaves[0].rank == int32(r); leaves = leaves[1:] {
-			f := p.frames.at(leaves[0].frame)
-			out.cost(f.line, count(f.self, f.selfDec))
-		}
-		for ; len(calls) > 0 && calls[0].from == int32(r); calls = calls[1:] {
-			e := p.edges.at(calls[0].edge)
-			to := p.frames.at(e.to)
-			out.call(p.ref(to.fn), e.calls, to.line, p.frames.at(e.from).line, count(e.cost, e.costDec))
-		}
-	}
-	err := bw.Flush()
-	return cw.n, err
-}
-
-// sortOn2 sorts s by cmp, which orders any two elements, its halves on
-// two goroutines.
-func sortOn2[T any](s []T, cmp func(a, b T) int) {
-	if len(s) < 1<<14 {
-		slices.SortFunc(s, cmp)
-		return
-	}
-	a, b := s[:len(s)/2], s[len(s)/2:]
-	var sorted sync.WaitGroup
-	sorted.Go(func() { slices.SortFunc(a, cmp) })
-	slices.SortFunc(b, cmp)
-	sorted.Wait()
-	merged := make([]T, 0, len(s))
-	for len(a) > 0 && len(b) > 0 {
-		if cmp(b[0], a[0]) < 0 {
-			merged, b = append(merged, b[0]), b[1:]
-		} else {
-			merged, a = append(merged, a[0]), a[1:]
-		}
-	}
-	copy(s, append(append(merged, a...), b...))
-}
-
-// prefix returns the first 8 bytes of s as a number that sorts as they
-// do.
-func prefix(s []byte) uint64 {
-	var b [8]byte
-	copy(b[:], s)
-	return binary.BigEndian.Uint64(b[:])
-}
-
-// funcRef is a function as written: its ids in the writer's tables and
-// its names.
-type funcRef struct {
-	file, fn int32
-	fileName []byte
-	name     []byte
-}
-
-func (p *Profile) ref(fn int32) funcRef {
-	f := p.funcs.at(fn)
-	return funcRef{file: f.file, fn: fn, fileName: p.files.Key(f.file), name: p.frameNames.Key(f.name)}
-}
-
-// rootName returns the function to add above the roots, or a funcRef
-// without name when no root function is also called. Its function id is
-// p.funcs.len(); its file id, when no frame is in UnknownFile,
-// p.files.Len().
-func (p *Profile) rootName() funcRef {
-	need := false
-	for _, r := range p.roots {
-		if p.funcs.at(p.frames.at(r.frame).fn).called {
-			need = true
-			break
-		}
-	}
-	if !need {
-		return funcRef{}
-	}
-	file := p.files.Find([]byte(UnknownFile))
-	root := funcRef{file: file, fn: int32(p.funcs.len()), fileName: []byte(UnknownFile), name: []byte(RootName)}
-	if file < 0 {
-		root.file = int32(p.files.Len())
-		return root
-	}
-	for {
-		if name := p.frameNames.Find(root.name); name < 0 || p.funcOf.Find(pairKey(file, name)) < 0 {
-			return root
-		}
-		root.name = append(root.name, '\'')
-	}
-}
-
-// costString returns c as a callgrind cost: an integer, decimals rounded.
-func costString(c fold.Count) string {
-	return string(appendCost(nil, c))
-}
-
-func appendCost(dst []byte, c fold.Count) []byte {
-	if !c.Float {
-		return strconv.AppendUint(dst, c.N, 10)
-	}
-	r := math.Round(c.F)
-	if r >= math.MaxUint64 {
-		return strconv.AppendUint(dst, math.MaxUint64, 10)
-	}
-	return strconv.AppendUint(dst, uint64(r), 10)
-}
-
-// writer writes the lines of a callgrind file.
-type writer struct {
-	w        *bufio.Writer
-	compress bool
-	fileIDs  []int32 // written id of each file, 0 before its first line
-	files    int32   // files written
-	fnIDs    []int32 // written id of each function, 0 before its first line
-	fns      int32   // functions written
-	buf      []byte
-}
-
-func (o *writer) str(parts ...string) {
-	for _, s := range parts {
-		o.w.WriteString(s) // bufio keeps the first error for Flush
-	}
-}
-
-// spec writes "spec=name", or, compressed, "spec=(id) name" the first
-// time and "spec=(id)" after. A name that itself looks like "(digits)…"
-// is always written compressed, the only form in which it reads back.
-func (o *writer) spec(spec string, name []byte, id int32, first bool) {
-	o.buf = append(o.buf[:0], spec...)
-	o.buf = append(o.buf, '=')
-	if o.compress || looksCompressed(name) {
-		o.buf = append(o.buf, '(')
-		o.buf = strconv.AppendInt(o.buf, int64(id), 10)
-		o.buf = append(o.buf, ')')
-		if first || !o.compress {
-			o.buf = append(o.buf, ' ')
-			o.buf = append(o.buf, name...)
-		}
-	} else {
-		o.buf = append(o.buf, name...)
-	}
-	o.buf = append(o.buf, '\n')
-	o.w.Write(o.buf)
-}
-
-func looksCompressed(name []byte) bool {
-	return len(name) > 1 && name[0] == '(' && name[1] >= '0' && name[1] <= '9'
-}
-
-// fl writes a fl= or cfl= line and fn a fn= or cfn= line. Files and
-// functions have separate ids; function ids are per file and name: two
-// files may hold functions of the same name.
-func (o *writer) fl(spec string, f funcRef) {
-	first := o.fileIDs[f.file] == 0
-	if first {
-		o.files++
-		o.fileIDs[f.file] = o.files
-	}
-	o.spec(spec, f.fileName, o.fileIDs[f.file], first)
-}
-
-func (o *writer) fn(spec string, f funcRef) {
-	first := o.fnIDs[f.fn] == 0
-	if first {
-		o.fns++
-		o.fnIDs[f.fn] = o.fns
-	}
-	o.spec(spec, f.name, o.fnIDs[f.fn], first)
-}
-
-func (o *writer) function(f funcRef) {
-	o.w.WriteByte('\n')
-	o.fl("fl", f)
-	o.fn("fn", f)
-}
-
-func (o *writer) cost(line uint64, c fold.Count) {
-	o.buf = strconv.AppendUint(o.buf[:0], line, 10)
-	o.buf = append(o.buf, ' ')
-	o.buf = appendCost(o.buf, c)
-	o.buf = append(o.buf, '\n')
-	o.w.Write(o.buf)
-}
-
-// call writes a call of callee (calls times, entering it at line to) made
-// at line from, with its inclusive cost. calls is never 0: callgrind
-// readers take the cost line after "calls=0" as self cost.
-func (o *writer) call(callee funcRef, calls, to, from uint64, c fold.Count) {
-	o.fl("cfl", callee)
-	o.fn("cfn", callee)
-	o.buf = append(o.buf[:0], "calls="...)
-	o.buf = strconv.AppendUint(o.buf, calls, 10)
-	o.buf = append(o.buf, ' ')
-	o.buf = strconv.AppendUint(o.buf, to, 10)
-	o.buf = append(o.buf, '\n')
-	o.w.Write(o.buf)
-	o.cost(from, c)
-}
-
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
-}

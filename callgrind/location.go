@@ -56,29 +56,38 @@ func SplitLocation(frame []byte) (name, file []byte, line uint64, ok bool) {
 }
 
 func splitBody(b []byte) (name, file []byte, line uint64, ok bool) {
+	if len(b) == 0 {
+		return nil, nil, 0, false
+	}
 	// name (file:line)
-	if len(b) > 0 && b[len(b)-1] == ')' {
+	if b[len(b)-1] == ')' {
 		if i := bytes.LastIndex(b, []byte(" (")); i > 0 {
 			if file, line, ok = splitFileLine(b[i+2 : len(b)-1]); ok {
 				return b[:i], file, line, true
 			}
 		}
+		return nil, nil, 0, false // the other forms end with the line
 	}
-	// name - file:line
-	if i := bytes.LastIndex(b, []byte(" - ")); i > 0 {
-		if file, line, ok = splitFileLine(b[i+3:]); ok {
-			return b[:i], file, line, true
-		}
+	// The other forms end with ":line": most plain names are ruled out
+	// here, before looking for " - " in them. The last colon is the one
+	// before the digits at the end, or the line is not all digits.
+	c := len(b)
+	for c > 0 && b[c-1] >= '0' && b[c-1] <= '9' {
+		c--
 	}
-	// name:file:line
-	c := bytes.LastIndexByte(b, ':')
-	if c < 0 {
+	if c--; c < 0 || b[c] != ':' {
 		return nil, nil, 0, false
 	}
 	line, ok = parseLine(b[c+1:])
 	if !ok {
 		return nil, nil, 0, false
 	}
+	// name - file:line: " - " is before the last colon (the line has no
+	// space).
+	if i := bytes.LastIndex(b[:c], []byte(" - ")); i > 0 && c > i+3 {
+		return b[:i], b[i+3 : c], line, true
+	}
+	// name:file:line
 	s := bytes.LastIndexByte(b[:c], ':')
 	if s <= 0 || b[s-1] == ':' {
 		return nil, nil, 0, false

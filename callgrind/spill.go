@@ -1,7 +1,6 @@
 package callgrind
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
@@ -341,7 +340,7 @@ func (p *Profile) externalSize() int64 {
 func (p *Profile) goExternal() error {
 	// The hash tables are not needed to move the records: let them go
 	// first, before the copy of the function names grows.
-	p.funcOf, p.edgeOf, p.rootOf = table.Ints{}, table.Ints{}, nil
+	p.funcOf, p.edgeOf, p.rootOf = table.Index{}, table.Index{}, nil
 	x := newExternal(p.opts)
 	ids := make([]int32, p.funcs.len()) // in-memory function → external
 	for i := range int32(p.funcs.len()) {
@@ -426,11 +425,8 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 	if err := x.cut(0); err != nil {
 		return 0, err
 	}
-	cw := &countWriter{w: w}
-	bw := bufio.NewWriterSize(cw, 64<<10)
 	nf := x.funcs.Len()
-	out := &writer{w: bw, compress: !p.opts.NoCompress,
-		fileIDs: make([]int32, x.files.Len()+1), fnIDs: make([]int32, nf+1)}
+	out := newWriter(w, !p.opts.NoCompress, x.files.Len()+1, nf+1)
 	out.str("# callgrind format\nversion: 1\ncreator: ", p.opts.Creator, "\n")
 	out.str("positions: line\nevents: ", p.opts.Event, "\n")
 	out.str("summary: ", costString(p.total), "\n")
@@ -533,8 +529,8 @@ func (x *external) writeTo(p *Profile, w io.Writer) (int64, error) {
 	x.agg.Close()
 	x.agg = nil
 	if err != nil {
-		return cw.n, err
+		return out.n, err
 	}
-	err = bw.Flush()
-	return cw.n, err
+	err = out.flush()
+	return out.n, err
 }

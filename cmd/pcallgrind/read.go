@@ -4,25 +4,22 @@ import (
 	"fmt"
 
 	"github.com/pfold/pfold/callgrind"
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/stream"
 )
 
 // stackBatch is a run of well-formed lines of one input.
 type stackBatch struct {
-	name   string
-	data   []byte // the stacks, back to back
-	ends   []int  // ends[i]: the end of stack i in data
-	counts []fold.Count
-	lines  []int
+	name  string
+	b     callgrind.Batch
+	lines []int
 }
 
 // stackBatchBytes is the size of a batch.
 const stackBatchBytes = 256 << 10
 
 // addAll adds every stack of fr to prof in order. Reading and parsing
-// the lines (a fifth of the work on realistic profiles) runs on another
-// goroutine, a batch of lines ahead.
+// the lines, and cutting and hashing their frames (callgrind.Batch), run
+// on another goroutine, a batch of lines ahead.
 func addAll(prof *callgrind.Profile, fr *stream.FoldedReader) error {
 	const batches = 4
 	free := make(chan *stackBatch, batches)
@@ -35,7 +32,7 @@ func addAll(prof *callgrind.Profile, fr *stream.FoldedReader) error {
 		defer close(full)
 		var b *stackBatch
 		for fr.Next() {
-			if b != nil && (len(b.data) >= stackBatchBytes || fr.Name() != b.name) {
+			if b != nil && (b.b.Bytes() >= stackBatchBytes || fr.Name() != b.name) {
 				full <- b // never blocks: there are as many slots as batches
 				b = nil
 			}
@@ -46,11 +43,10 @@ func addAll(prof *callgrind.Profile, fr *stream.FoldedReader) error {
 					return
 				}
 				b.name = fr.Name()
-				b.data, b.ends, b.counts, b.lines = b.data[:0], b.ends[:0], b.counts[:0], b.lines[:0]
+				b.b.Reset()
+				b.lines = b.lines[:0]
 			}
-			b.data = append(b.data, fr.Stack()...)
-			b.ends = append(b.ends, len(b.data))
-			b.counts = append(b.counts, fr.Count())
+			b.b.Append(fr.Stack(), fr.Count())
 			b.lines = append(b.lines, fr.Line())
 		}
 		if b != nil {
@@ -59,13 +55,12 @@ func addAll(prof *callgrind.Profile, fr *stream.FoldedReader) error {
 	}()
 	var err error
 	for b := range full {
-		start := 0
-		for i := 0; err == nil && i < len(b.ends); i++ {
-			if err = prof.Add(b.data[start:b.ends[i]], b.counts[i]); err != nil {
+		if err == nil {
+			var i int
+			if i, err = prof.AddBatch(&b.b); err != nil {
 				err = fmt.Errorf("%s:%d: %w", b.name, b.lines[i], err)
 				close(quit)
 			}
-			start = b.ends[i]
 		}
 		free <- b
 	}

@@ -95,6 +95,11 @@ func (t *Bytes) store(s []byte) uint64 {
 	return uint64(t.cur-1)<<40 | uint64(off)<<20 | uint64(len(s))
 }
 
+// Home returns the id in the home slot of hash h, whatever its key, or
+// -1. A user reads it to warm the caches for a batch of lookups (see
+// Index.Home).
+func (t *Bytes) Home(h uint64) int32 { return t.ix.Home(h) }
+
 // Key returns string id. It shares the table's memory: not to be
 // modified or appended to; it stays valid while the table lives.
 func (t *Bytes) Key(id int32) []byte {
