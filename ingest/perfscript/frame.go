@@ -94,6 +94,7 @@ func (p *Parser) java() bool { return bytes.HasPrefix(p.pname, []byte("java")) }
 // frameKey is frameLine with the line's key (the trimmed line) and its
 // hash already computed.
 func (p *Parser) frameKey(name string, lineNo int, line, key []byte, h uint64) error {
+	p.fresh = false
 	p.commit()
 	if p.skip || p.skipRest {
 		return nil
@@ -120,7 +121,7 @@ func (p *Parser) frameKey(name string, lineNo int, line, key []byte, h uint64) e
 		if !p.cache.cacheable(key, p.pend, p.pendEnds, p.srcWant) {
 			p.expandIDs()
 		} else {
-			if p.cache.full(key, p.pend) {
+			if p.cacheFull(key, p.pend) {
 				if err := p.resetCache(); err != nil {
 					return err
 				}
@@ -208,7 +209,22 @@ func (p *Parser) resetCache() error {
 		return err
 	}
 	p.cache.reset()
+	p.blocks.reset()
+	p.leaves.reset()
 	return nil
+}
+
+// cacheSize is what the caches of folded lines hold together: the frame
+// cache, and the sample path's blocks and leaves.
+func (p *Parser) cacheSize() int64 {
+	return p.cache.size() + p.blocks.size() + p.leaves.size()
+}
+
+// cacheFull is the frame cache's full, with the sample path's caches
+// counted in.
+func (p *Parser) cacheFull(key, text []byte) bool {
+	n := len(key) + len(text)
+	return p.cacheSize()+int64(n+64) > p.cache.limit || len(p.cache.arena)+n > 1<<31
 }
 
 // trimSpace trims spaces, tabs and a carriage return from both ends.

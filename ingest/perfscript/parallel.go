@@ -124,6 +124,16 @@ func foldChunk(p *Parser, c *stream.Chunk) error {
 		}
 		n++
 		if p.inSample && !p.skip && !p.opt.Srcline && len(data) > 0 && (data[0] == ' ' || data[0] == '\t') {
+			if p.samplePath() {
+				rest, lines, ok, err := p.sample(data)
+				if err != nil {
+					return err
+				}
+				if ok {
+					data, n = rest, n+lines
+					continue
+				}
+			}
 			var err error
 			if data, n, err = p.frameRun(c.Name, n, data); err != nil {
 				return err

@@ -122,6 +122,19 @@ type Parser struct {
 	key       []byte
 	dids      []uint32
 
+	// The sample path (fast.go).
+	fresh      bool // a header has just been read: no frame line yet
+	noFast     bool // the path stopped: most samples were not its
+	fastHits   int64
+	fastMisses int64
+	blocks     textCache // callers' lines, with the process name
+	leaves     textCache // leaf lines, by symbol and module
+	sums       sums
+	bframes    []byte // addBlock's and leafEntry's scratch
+	bends      []int32
+	blines     []int32
+	btext      []byte
+
 	runLines  [][]byte // frameRun's scratch
 	runKeys   [][]byte
 	runHashes []uint64
@@ -227,6 +240,7 @@ func (p *Parser) begin() {
 	p.byID = p.batch != nil && !p.noBatch
 	p.ids = p.ids[:0]
 	p.idText = 0
+	p.fresh = false
 }
 
 // End finishes the sample being read, if any: call it at the end of each
@@ -246,9 +260,6 @@ func (p *Parser) End() error {
 			return nil // the stack would be empty
 		}
 		p.stats.Samples++
-		if p.opt.Folded != nil {
-			p.opt.Folded.Add(1)
-		}
 		if p.opt.Folded != nil {
 			p.opt.Folded.Add(1)
 		}
@@ -304,22 +315,32 @@ func (p *Parser) addBatch(named bool) error {
 		return err
 	}
 	p.batchN++
-	if p.batch.Size() > p.opt.Batch {
+	if p.batchSize() > p.opt.Batch {
 		return p.Flush()
 	}
 	return nil
 }
 
+// batchSize is what the two batches hold: samples by frame-cache entries
+// and, on the sample path, by block and leaf entries.
+func (p *Parser) batchSize() int64 { return p.batch.Size() + p.sums.size() }
+
 // Flush emits the samples summed by batching (see Batch). It is called
 // when the batch is full, when the frame cache empties, and at the end.
 func (p *Parser) Flush() error {
-	if p.batch == nil || p.batch.Len() == 0 {
+	if p.batch == nil || p.batch.Len() == 0 && len(p.sums.keys) == 0 {
 		return nil
 	}
 	// When samples mostly differ, batching only adds a table in front of
 	// the Aggregator's: stop it.
-	p.batchKeys += int64(p.batch.Len())
+	p.batchKeys += int64(p.batch.Len()) + int64(len(p.sums.keys))
 	p.noBatch = p.batchN >= 1<<12 && p.batchKeys > p.batchN/2
+	for i, k := range p.sums.keys {
+		if err := p.emit(p.joinStack(int32(k>>32)-1, int32(uint32(k))), fold.Int(p.sums.sum[i])); err != nil {
+			return err
+		}
+	}
+	p.sums.reset()
 	err := p.batch.Each(func(k []byte, c fold.Count) error {
 		var name []byte
 		n, w := binary.Uvarint(k)
@@ -481,6 +502,7 @@ func (p *Parser) header(name string, lineNo int, line []byte) error {
 
 	p.begin()
 	p.hasName = true
+	p.fresh = true
 	comm := line[t[0][0]:t[commEnd-1][1]]
 	p.pname = appendComm(p.pname[:0], comm)
 	if p.opt.PID || p.opt.TID {
