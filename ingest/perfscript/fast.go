@@ -2,6 +2,7 @@ package perfscript
 
 import (
 	"bytes"
+	"encoding/binary"
 	"hash/maphash"
 
 	"github.com/pfold/pfold/fold"
@@ -26,23 +27,20 @@ import (
 // --kernel where the address decides a leaf's name (the whole line is the
 // key then).
 
-// textCache maps keys of one or two parts to folded text, in one arena:
-// each entry's key, then its text. Keys of two parts keep where the first
-// ends, so that no two pairs with the same concatenation meet.
+// textCache maps keys of one or two parts to folded text. An entry is
+// one record in one arena, its header, its key and its text back to
+// back, and its id is where it starts: a lookup reads the slot and then
+// one place. Keys of two parts keep where the first ends, so that no two
+// pairs with the same concatenation meet.
 type textCache struct {
-	ix      table.Index
-	entries []textEntry
-	arena   []byte
+	ix    table.Index
+	arena []byte
+	n     int
 }
 
-type textEntry struct {
-	off   uint32 // key at arena[off:off+klen], text right after
-	klen  uint32
-	k1    uint32 // the first part of the key is arena[off:off+k1]
-	tlen  uint32
-	lines uint32 // a block's lines
-	flags uint8
-}
+// A record's header: klen, k1 (the first part's length), tlen and lines
+// (a block's) as uint32s, then flags.
+const recHeader = 17
 
 const (
 	skipsAfter uint8 = 1 << iota // the leaf matched --skip-after: no callers, no name
@@ -50,11 +48,9 @@ const (
 	unfit                        // this path cannot fold it: Line does
 )
 
-// size is what the entries take: arena, records and slots (at least 3/8
-// full, at most 24 bytes an entry).
-func (c *textCache) size() int64 {
-	return int64(len(c.arena)) + int64(len(c.entries))*(24+24)
-}
+// size is what the entries take: the arena and their share of the slots
+// (at least 3/8 full, at most 24 bytes an entry).
+func (c *textCache) size() int64 { return int64(len(c.arena)) + int64(c.n)*24 }
 
 func (c *textCache) lookup(h uint64, k1, k2 []byte) int32 {
 	for i := c.ix.Start(h); ; {
@@ -62,50 +58,140 @@ func (c *textCache) lookup(h uint64, k1, k2 []byte) int32 {
 		if id, i = c.ix.Next(h, i); id < 0 {
 			return -1
 		}
-		e := &c.entries[id]
-		if int(e.k1) == len(k1) && int(e.klen) == len(k1)+len(k2) &&
-			bytes.Equal(c.arena[e.off:e.off+e.k1], k1) && bytes.Equal(c.arena[e.off+e.k1:e.off+e.klen], k2) {
-			return id
+		r := c.arena[id:]
+		klen, n1 := binary.LittleEndian.Uint32(r), binary.LittleEndian.Uint32(r[4:])
+		if int(n1) == len(k1) && int(klen) == len(k1)+len(k2) {
+			key := r[recHeader : recHeader+int(klen)]
+			if bytes.Equal(key[:n1], k1) && bytes.Equal(key[n1:], k2) {
+				return id
+			}
 		}
 	}
 }
 
 func (c *textCache) insert(h uint64, k1, k2, text []byte, lines int, flags uint8) int32 {
-	e := textEntry{off: uint32(len(c.arena)), klen: uint32(len(k1) + len(k2)), k1: uint32(len(k1)),
-		tlen: uint32(len(text)), lines: uint32(lines), flags: flags}
-	c.arena = append(append(append(c.arena, k1...), k2...), text...)
-	id := int32(len(c.entries))
+	id := int32(len(c.arena))
+	a := binary.LittleEndian.AppendUint32(c.arena, uint32(len(k1)+len(k2)))
+	a = binary.LittleEndian.AppendUint32(a, uint32(len(k1)))
+	a = binary.LittleEndian.AppendUint32(a, uint32(len(text)))
+	a = binary.LittleEndian.AppendUint32(a, uint32(lines))
+	a = append(a, flags)
+	c.arena = append(append(append(a, k1...), k2...), text...)
 	c.ix.Put(h, id)
-	c.entries = append(c.entries, e)
+	c.n++
 	return id
 }
 
+func (c *textCache) flags(id int32) uint8 { return c.arena[id+16] }
+
+func (c *textCache) lines(id int32) int {
+	return int(binary.LittleEndian.Uint32(c.arena[id+12:]))
+}
+
 func (c *textCache) text(id int32) []byte {
-	e := &c.entries[id]
-	start := e.off + e.klen
-	return c.arena[start : start+e.tlen]
+	r := c.arena[id:]
+	start := recHeader + int(binary.LittleEndian.Uint32(r))
+	return r[start : start+int(binary.LittleEndian.Uint32(r[8:]))]
 }
 
 func (c *textCache) reset() {
 	c.ix.Reset()
-	c.entries = c.entries[:0]
 	c.arena = c.arena[:0]
+	c.n = 0
 }
 
-// sums is the sample path's batch: the samples' weights summed by their
-// block and leaf entries, (block+1)<<32 | leaf, block+1 = 0 for a leaf
-// that skips its callers.
-type sums struct {
-	ix   table.Ints
-	keys []uint64
-	sum  []uint64
+// sampleTable is the sample path's batch: samples summed by their block
+// entry and their leaf's key, each record holding the leaf's folded text
+// and the sum, so that a sample seen before costs one lookup beyond its
+// block's. Records are back to back in one arena, a record's id is where
+// it starts, and Flush walks them in order.
+type sampleTable struct {
+	ix    table.Index
+	arena []byte
+	n     int
 }
 
-func (s *sums) size() int64 { return s.ix.Size() + int64(cap(s.keys))*16 }
+// A record's header: block, klen, k1 (the first key part's length) and
+// tlen as uint32s, the sum as a uint64, then flags; the key and the text
+// follow.
+const sampleHeader = 25
 
-func (s *sums) reset() {
-	s.ix.Reset()
-	s.keys, s.sum = s.keys[:0], s.sum[:0]
+func (t *sampleTable) size() int64 { return int64(len(t.arena)) + int64(t.n)*24 }
+
+func (t *sampleTable) lookup(h uint64, block int32, k1, k2 []byte) int32 {
+	for i := t.ix.Start(h); ; {
+		var id int32
+		if id, i = t.ix.Next(h, i); id < 0 {
+			return -1
+		}
+		r := t.arena[id:]
+		b, klen, n1 := binary.LittleEndian.Uint32(r), binary.LittleEndian.Uint32(r[4:]), binary.LittleEndian.Uint32(r[8:])
+		if b == uint32(block) && int(n1) == len(k1) && int(klen) == len(k1)+len(k2) {
+			key := r[sampleHeader : sampleHeader+int(klen)]
+			if bytes.Equal(key[:n1], k1) && bytes.Equal(key[n1:], k2) {
+				return id
+			}
+		}
+	}
+}
+
+func (t *sampleTable) insert(h uint64, block int32, k1, k2, text []byte, flags uint8) int32 {
+	id := int32(len(t.arena))
+	a := binary.LittleEndian.AppendUint32(t.arena, uint32(block))
+	a = binary.LittleEndian.AppendUint32(a, uint32(len(k1)+len(k2)))
+	a = binary.LittleEndian.AppendUint32(a, uint32(len(k1)))
+	a = binary.LittleEndian.AppendUint32(a, uint32(len(text)))
+	a = binary.LittleEndian.AppendUint64(a, 0)
+	a = append(a, flags)
+	t.arena = append(append(append(a, k1...), k2...), text...)
+	t.ix.Put(h, id)
+	t.n++
+	return id
+}
+
+func (t *sampleTable) flags(id int32) uint8 { return t.arena[id+24] }
+
+// add adds w to the sum of record id, and returns the sum it had when
+// adding would overflow it (the caller emits that first), or 0.
+func (t *sampleTable) add(id int32, w uint64) (full uint64) {
+	b := t.arena[id+16 : id+24]
+	s := binary.LittleEndian.Uint64(b)
+	if s+w < s {
+		full, s = s, 0
+	}
+	binary.LittleEndian.PutUint64(b, s+w)
+	return full
+}
+
+// record returns the block, leaf text and sum of the record at off, and
+// where the next one starts.
+func (t *sampleTable) record(off int) (block int32, text []byte, flags uint8, sum uint64, next int) {
+	r := t.arena[off:]
+	klen, tlen := int(binary.LittleEndian.Uint32(r[4:])), int(binary.LittleEndian.Uint32(r[12:]))
+	start := sampleHeader + klen
+	return int32(binary.LittleEndian.Uint32(r)), r[start : start+tlen], r[24], binary.LittleEndian.Uint64(r[16:]), off + start + tlen
+}
+
+func (t *sampleTable) reset() {
+	t.ix.Reset()
+	t.arena = t.arena[:0]
+	t.n = 0
+}
+
+// flushSamples emits the samples summed in the sample table and empties
+// it.
+func (p *Parser) flushSamples() error {
+	for off := 0; off < len(p.samples.arena); {
+		b, text, flags, sum, next := p.samples.record(off)
+		if sum != 0 {
+			if err := p.emit(p.joinStack(b, text, flags), fold.Int(sum)); err != nil {
+				return err
+			}
+		}
+		off = next
+	}
+	p.samples.reset()
+	return nil
 }
 
 // maxSample bounds the bytes searched for a sample's end: a longer sample
@@ -145,10 +231,10 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 	if p.cache.limit == 0 {
 		p.cache.limit = p.cacheLimit()
 	}
-	// Room for this sample's entries, should both be new: the caches
-	// empty at a sample's start, never in its middle.
+	// Room for this sample's block, should it be new: the caches empty at
+	// a sample's start, never in its middle.
 	need := 3*int64(len(data)-len(rest)) + 2*int64(len(p.pname)) + 512
-	if p.cacheSize()+need > p.cache.limit || int64(max(len(p.blocks.arena), len(p.leaves.arena)))+need > 1<<31 {
+	if p.cacheSize()+need > p.cache.limit || int64(len(p.blocks.arena))+need > 1<<31 {
 		if need > p.cache.limit/2 {
 			return nil, 0, false, nil
 		}
@@ -156,87 +242,93 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 			return nil, 0, false, err
 		}
 	}
-	java := p.java()
 
 	// The callers, with the process name.
 	hn := maphash.Bytes(lineSeed, p.pname)
 	hb := maphash.Bytes(lineSeed, block) ^ hn*0x9e3779b97f4a7c15
 	b := p.blocks.lookup(hb, p.pname, block)
 	if b < 0 {
-		b = p.addBlock(hb, block)
-		if b < 0 {
+		if b = p.addBlock(hb, block); b < 0 {
 			p.fastMiss()
 			return nil, 0, false, nil
 		}
 	}
-	be := &p.blocks.entries[b]
-	if be.flags&unfit != 0 {
+	if p.blocks.flags(b)&unfit != 0 {
 		p.fastMiss()
 		return nil, 0, false, nil
 	}
 
 	// The leaf.
-	l, ok := p.leafEntry(leaf, java)
+	k1, k2, ok := p.leafKey(leaf)
 	if !ok {
+		p.fastMiss()
 		return nil, 0, false, nil
 	}
-	le := &p.leaves.entries[l]
-	if le.flags&unfit != 0 {
-		return nil, 0, false, nil
-	}
-	p.fastHits++
-
-	// The sample is this path's now.
-	lines = 2 + int(be.lines)
-	p.inSample = false
-	p.fresh = false
-	if le.flags&skipsAfter != 0 {
-		b = -1
-	}
-	p.stats.Samples++
-	if p.opt.Folded != nil {
-		p.opt.Folded.Add(1)
-	}
-	if p.batch != nil && !p.noBatch {
-		k := uint64(uint32(b+1))<<32 | uint64(uint32(l))
-		id, added := p.sums.ix.Add(k)
-		w := p.weight.N
-		if added {
-			p.sums.keys = append(p.sums.keys, k)
-			p.sums.sum = append(p.sums.sum, w)
-		} else if s := p.sums.sum[id]; s+w < s {
-			// The sum would overflow: the Aggregator says so, naming the
-			// stack, as it would have without batching.
-			if err := p.emit(p.joinStack(b, l), fold.Int(s)); err != nil {
-				return nil, 0, false, err
-			}
-			p.sums.sum[id] = w
-		} else {
-			p.sums.sum[id] = s + w
-		}
-		p.batchN++
-		if p.batchSize() > p.opt.Batch {
+	batch := p.batch != nil && !p.noBatch
+	var r int32
+	var text []byte
+	var flags uint8
+	if batch {
+		if int64(len(p.samples.arena))+need > 1<<31 {
 			if err := p.Flush(); err != nil {
 				return nil, 0, false, err
 			}
 		}
-		return rest, lines, true, nil
+		h := maphash.Bytes(lineSeed, k1) ^ maphash.Bytes(lineSeed, k2)*0x9e3779b97f4a7c15 ^ uint64(b)*0xc2b2ae3d27d4eb4f
+		if r = p.samples.lookup(h, b, k1, k2); r < 0 {
+			text, flags = p.parseLeaf(leaf)
+			r = p.samples.insert(h, b, k1, k2, text, flags)
+		}
+		flags = p.samples.flags(r)
+	} else {
+		text, flags = p.parseLeaf(leaf)
 	}
-	return rest, lines, true, p.emit(p.joinStack(b, l), p.weight)
+	if flags&unfit != 0 {
+		p.fastMiss()
+		return nil, 0, false, nil
+	}
+
+	// The sample is this path's now.
+	p.fastHits++
+	lines = 2 + p.blocks.lines(b)
+	p.inSample = false
+	p.fresh = false
+	p.stats.Samples++
+	if p.opt.Folded != nil {
+		p.opt.Folded.Add(1)
+	}
+	if !batch {
+		return rest, lines, true, p.emit(p.joinStack(b, text, flags), p.weight)
+	}
+	if full := p.samples.add(r, p.weight.N); full != 0 {
+		// The sum would overflow: the Aggregator says so, naming the
+		// stack, as it would have without batching.
+		_, text, flags, _, _ := p.samples.record(int(r))
+		if err := p.emit(p.joinStack(b, text, flags), fold.Int(full)); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	p.batchN++
+	if p.batchSize() > p.opt.Batch {
+		if err := p.Flush(); err != nil {
+			return nil, 0, false, err
+		}
+	}
+	return rest, lines, true, nil
 }
 
-// joinStack returns the stack of block entry b (none when -1) and leaf
-// entry l.
-func (p *Parser) joinStack(b, l int32) []byte {
+// joinStack returns the stack of block entry b and the leaf's text: the
+// leaf alone when it matched --skip-after.
+func (p *Parser) joinStack(b int32, leaf []byte, flags uint8) []byte {
 	s := p.stack[:0]
-	if b >= 0 {
+	if flags&skipsAfter == 0 {
 		s = append(s, p.blocks.text(b)...)
 	}
-	if t := p.leaves.text(l); len(t) > 0 {
+	if len(leaf) > 0 {
 		if len(s) > 0 {
 			s = append(s, ';')
 		}
-		s = append(s, t...)
+		s = append(s, leaf...)
 	}
 	p.stack = s
 	return s
@@ -343,37 +435,34 @@ func (p *Parser) parsePieces(line []byte, flags *uint8) bool {
 	return skipAfter
 }
 
-// leafEntry returns the entry of the leaf line, adding it when new, or ok
-// false when the line is not of the shape this path takes. Its key is
-// the symbol without its offset and the module, with their parentheses,
-// since the folded frame depends on nothing else: except with --addrs
-// (an unknown symbol is named after its address) and with --kernel for a
-// frame without a module (the address tells a kernel frame), where it is
-// the whole line.
-func (p *Parser) leafEntry(line []byte, java bool) (int32, bool) {
+// leafKey returns the key of a leaf line: the symbol without its offset
+// and the module with its parentheses, since the folded frame depends on
+// nothing else; except with --addrs (an unknown symbol is named after its
+// address) and with --kernel for a frame without a module (the address
+// tells a kernel frame), where it is the whole line. ok is false when the
+// line is not of the shape this path takes.
+func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	t := trimSpace(line)
 	if !addressed(t) {
-		p.fastMiss()
-		return 0, false
+		return nil, nil, false
 	}
 	_, sym, mod, _ := p.splitFrame(line)
-	k1, k2 := t, []byte(nil)
-	if !p.opt.Addrs && !(p.opt.Kernel && mod == nil) {
-		k1 = sym
-		if i := bytes.LastIndex(sym, []byte("+0x")); i > 0 && isHex(sym[i+3:]) {
-			k1 = sym[:i]
-		}
-		if mod != nil {
-			k2 = t[len(t)-len(mod)-2:] // "(mod)", which ends the line
-		}
+	if p.opt.Addrs || p.opt.Kernel && mod == nil {
+		return t, nil, true
 	}
-	h := maphash.Bytes(lineSeed, k1) ^ maphash.Bytes(lineSeed, k2)*0x9e3779b97f4a7c15
-	if java {
-		h = ^h
+	k1 = sym
+	if i := bytes.LastIndex(sym, []byte("+0x")); i > 0 && isHex(sym[i+3:]) {
+		k1 = sym[:i]
 	}
-	if l := p.leaves.lookup(h, k1, k2); l >= 0 {
-		return l, true
+	if mod != nil {
+		k2 = t[len(t)-len(mod)-2:] // "(mod)", which ends the line
 	}
+	return k1, k2, true
+}
+
+// parseLeaf returns the folded text of a leaf line that leafKey took, and
+// its flags.
+func (p *Parser) parseLeaf(line []byte) ([]byte, uint8) {
 	flags := uint8(0)
 	p.bframes, p.bends = p.bframes[:0], p.bends[:0]
 	if p.parsePieces(line, &flags) {
@@ -391,5 +480,5 @@ func (p *Parser) leafEntry(line []byte, java bool) (int32, bool) {
 		text = append(text, p.bframes[start:end]...)
 	}
 	p.btext = text
-	return p.leaves.insert(h, k1, k2, text, 1, flags), true
+	return text, flags
 }

@@ -127,10 +127,9 @@ type Parser struct {
 	noFast     bool // the path stopped: most samples were not its
 	fastHits   int64
 	fastMisses int64
-	blocks     textCache // callers' lines, with the process name
-	leaves     textCache // leaf lines, by symbol and module
-	sums       sums
-	bframes    []byte // addBlock's and leafEntry's scratch
+	blocks     textCache   // callers' lines, with the process name
+	samples    sampleTable // batched samples, by block and leaf
+	bframes    []byte      // addBlock's and leafEntry's scratch
 	bends      []int32
 	blines     []int32
 	btext      []byte
@@ -323,24 +322,21 @@ func (p *Parser) addBatch(named bool) error {
 
 // batchSize is what the two batches hold: samples by frame-cache entries
 // and, on the sample path, by block and leaf entries.
-func (p *Parser) batchSize() int64 { return p.batch.Size() + p.sums.size() }
+func (p *Parser) batchSize() int64 { return p.batch.Size() + p.samples.size() }
 
 // Flush emits the samples summed by batching (see Batch). It is called
 // when the batch is full, when the frame cache empties, and at the end.
 func (p *Parser) Flush() error {
-	if p.batch == nil || p.batch.Len() == 0 && len(p.sums.keys) == 0 {
+	if p.batch == nil || p.batch.Len() == 0 && p.samples.n == 0 {
 		return nil
 	}
 	// When samples mostly differ, batching only adds a table in front of
 	// the Aggregator's: stop it.
-	p.batchKeys += int64(p.batch.Len()) + int64(len(p.sums.keys))
+	p.batchKeys += int64(p.batch.Len()) + int64(p.samples.n)
 	p.noBatch = p.batchN >= 1<<12 && p.batchKeys > p.batchN/2
-	for i, k := range p.sums.keys {
-		if err := p.emit(p.joinStack(int32(k>>32)-1, int32(uint32(k))), fold.Int(p.sums.sum[i])); err != nil {
-			return err
-		}
+	if err := p.flushSamples(); err != nil {
+		return err
 	}
-	p.sums.reset()
 	err := p.batch.Each(func(k []byte, c fold.Count) error {
 		var name []byte
 		n, w := binary.Uvarint(k)
