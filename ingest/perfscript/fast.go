@@ -38,9 +38,9 @@ type textCache struct {
 	n     int
 }
 
-// A record's header: klen, k1 (the first part's length), tlen and lines
-// (a block's) as uint32s, then flags.
-const recHeader = 17
+// A record's header: klen, k1 (the first part's length), tlen, lines (a
+// block's) and aux (a block's prefix) as uint32s, then flags.
+const recHeader = 21
 
 const (
 	skipsAfter uint8 = 1 << iota // the leaf matched --skip-after: no callers, no name
@@ -69,12 +69,13 @@ func (c *textCache) lookup(h uint64, k1, k2 []byte) int32 {
 	}
 }
 
-func (c *textCache) insert(h uint64, k1, k2, text []byte, lines int, flags uint8) int32 {
+func (c *textCache) insert(h uint64, k1, k2, text []byte, lines int, aux int32, flags uint8) int32 {
 	id := int32(len(c.arena))
 	a := binary.LittleEndian.AppendUint32(c.arena, uint32(len(k1)+len(k2)))
 	a = binary.LittleEndian.AppendUint32(a, uint32(len(k1)))
 	a = binary.LittleEndian.AppendUint32(a, uint32(len(text)))
 	a = binary.LittleEndian.AppendUint32(a, uint32(lines))
+	a = binary.LittleEndian.AppendUint32(a, uint32(aux))
 	a = append(a, flags)
 	c.arena = append(append(append(a, k1...), k2...), text...)
 	c.ix.Put(h, id)
@@ -82,7 +83,17 @@ func (c *textCache) insert(h uint64, k1, k2, text []byte, lines int, flags uint8
 	return id
 }
 
-func (c *textCache) flags(id int32) uint8 { return c.arena[id+16] }
+func (c *textCache) flags(id int32) uint8 { return c.arena[id+20] }
+
+func (c *textCache) aux(id int32) int32 {
+	return int32(binary.LittleEndian.Uint32(c.arena[id+16:]))
+}
+
+// key returns the key of entry id, whole.
+func (c *textCache) key(id int32) []byte {
+	r := c.arena[id:]
+	return r[recHeader : recHeader+int(binary.LittleEndian.Uint32(r))]
+}
 
 func (c *textCache) lines(id int32) int {
 	return int(binary.LittleEndian.Uint32(c.arena[id+12:]))
@@ -257,6 +268,8 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 		p.fastMiss()
 		return nil, 0, false, nil
 	}
+	lines = 2 + p.blocks.lines(b)
+	b = p.blocks.aux(b) // the prefix: blocks that fold alike share it
 
 	// The leaf.
 	k1, k2, ok := p.leafKey(leaf)
@@ -290,7 +303,6 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 
 	// The sample is this path's now.
 	p.fastHits++
-	lines = 2 + p.blocks.lines(b)
 	p.inSample = false
 	p.fresh = false
 	p.stats.Samples++
@@ -317,12 +329,12 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 	return rest, lines, true, nil
 }
 
-// joinStack returns the stack of block entry b and the leaf's text: the
-// leaf alone when it matched --skip-after.
+// joinStack returns the stack of prefix b and the leaf's text: the leaf
+// alone when it matched --skip-after.
 func (p *Parser) joinStack(b int32, leaf []byte, flags uint8) []byte {
 	s := p.stack[:0]
 	if flags&skipsAfter == 0 {
-		s = append(s, p.blocks.text(b)...)
+		s = append(s, p.prefixes.key(b)...)
 	}
 	if len(leaf) > 0 {
 		if len(s) > 0 {
@@ -355,8 +367,11 @@ func addressed(t []byte) bool {
 }
 
 // addBlock parses the callers' lines (block, as they follow the leaf) and
-// enters their folded text, after the process name, under hash h; or
-// returns -1 when the block is not of lines this path may take.
+// enters the block under hash h with its prefix: the folded text of the
+// process name and the callers, numbered in the cache of prefixes, so
+// that blocks which fold alike (callers whose addresses differ, unknown
+// symbols) batch their samples together. It returns -1 when the block is
+// not of lines this path may take.
 func (p *Parser) addBlock(h uint64, block []byte) int32 {
 	p.bframes, p.bends, p.blines = p.bframes[:0], p.bends[:0], p.blines[:0]
 	lines, parsed, flags := 0, true, uint8(0)
@@ -410,7 +425,12 @@ func (p *Parser) addBlock(h uint64, block []byte) int32 {
 		}
 	}
 	p.btext = text
-	return p.blocks.insert(h, p.pname, block, text, lines, flags)
+	hp := maphash.Bytes(lineSeed, text)
+	pre := p.prefixes.lookup(hp, text, nil)
+	if pre < 0 {
+		pre = p.prefixes.insert(hp, text, nil, nil, 0, 0, 0)
+	}
+	return p.blocks.insert(h, p.pname, block, nil, lines, pre, flags)
 }
 
 // parsePieces parses a frame line that starts with an address and

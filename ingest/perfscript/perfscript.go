@@ -128,6 +128,7 @@ type Parser struct {
 	fastHits   int64
 	fastMisses int64
 	blocks     textCache   // callers' lines, with the process name
+	prefixes   textCache   // the folded text of blocks
 	samples    sampleTable // batched samples, by block and leaf
 	bframes    []byte      // addBlock's and leafEntry's scratch
 	bends      []int32
