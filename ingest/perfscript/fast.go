@@ -462,23 +462,71 @@ func (p *Parser) parsePieces(line []byte, flags *uint8) bool {
 // tells a kernel frame), where it is the whole line. ok is false when the
 // line is not of the shape this path takes.
 func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
+	// What splitFrame and parseFrame do, in one pass, for a line whose
+	// first field is an address (splitFrame's trim is then trimSpace).
 	t := trimSpace(line)
-	if !addressed(t) {
+	i := 0
+	for ; i < len(t) && t[i] != ' ' && t[i] != '\t'; i++ {
+		if c := t[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return nil, nil, false
+		}
+	}
+	if i == 0 || i == len(t) {
 		return nil, nil, false
 	}
-	_, sym, mod, _ := p.splitFrame(line)
-	if p.opt.Addrs || p.opt.Kernel && mod == nil {
+	if p.opt.Addrs {
 		return t, nil, true
 	}
-	k1 = sym
-	if i := bytes.LastIndex(sym, []byte("+0x")); i > 0 && isHex(sym[i+3:]) {
-		k1 = sym[:i]
+	// The module: the last top-level parenthesised group, after a space.
+	j, mod := len(t), false
+	if t[j-1] == ')' {
+		depth := 0
+		for m := len(t) - 1; m >= 0; m-- {
+			switch t[m] {
+			case ')':
+				depth++
+			case '(':
+				depth--
+			}
+			if depth == 0 {
+				if m == 0 || t[m-1] == ' ' || t[m-1] == '\t' {
+					j, mod = m, true
+				}
+				break
+			}
+		}
 	}
-	if mod != nil {
-		k2 = t[len(t)-len(mod)-2:] // "(mod)", which ends the line
+	if p.opt.Kernel && !mod {
+		return t, nil, true
 	}
-	return k1, k2, true
+	if mod {
+		k2 = t[j:]
+	}
+	a, e := i, j
+	for a < e && (t[a] == ' ' || t[a] == '\t') {
+		a++
+	}
+	if a == e {
+		if mod && j-i >= 2 {
+			return spaceSym, k2, true // "ip  (dso)": the symbol field printed empty
+		}
+		return t[a:a], k2, true
+	}
+	for e > a && (t[e-1] == ' ' || t[e-1] == '\t') {
+		e--
+	}
+	// The offset, +0x1f, which parseFrame removes.
+	k := e
+	for k > a && (t[k-1] >= '0' && t[k-1] <= '9' || t[k-1] >= 'a' && t[k-1] <= 'f' || t[k-1] >= 'A' && t[k-1] <= 'F') {
+		k--
+	}
+	if k < e && k-a > 3 && t[k-1] == 'x' && t[k-2] == '0' && t[k-3] == '+' {
+		e = k - 3
+	}
+	return t[a:e], k2, true
 }
+
+var spaceSym = []byte{' '}
 
 // parseLeaf returns the folded text of a leaf line that leafKey took, and
 // its flags.
