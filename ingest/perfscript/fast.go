@@ -111,50 +111,56 @@ func (c *textCache) reset() {
 	c.n = 0
 }
 
-// sampleTable is the sample path's batch: samples summed by their block
-// entry and their leaf's key, each record holding the leaf's folded text
-// and the sum, so that a sample seen before costs one lookup beyond its
-// block's. Records are back to back in one arena, a record's id is where
-// it starts, and Flush walks them in order.
+// sampleTable is the sample path's batch: samples summed by their
+// prefix, their leaf's module (numbered in the modules cache) and symbol,
+// each record holding the leaf's folded text and the sum, so that a
+// sample seen before costs one lookup beyond its block's. Records are
+// back to back in one arena, a record's id is where it starts, and Flush
+// walks them in order.
 type sampleTable struct {
 	ix    table.Index
 	arena []byte
 	n     int
 }
 
-// A record's header: block, klen, k1 (the first key part's length) and
-// tlen as uint32s, the sum as a uint64, then flags; the key and the text
-// follow.
+// A record's header: prefix, module, symbol length and text length as
+// uint32s, the sum as a uint64, then flags; the symbol and the text
+// follow, the text only when it differs from the symbol (sameText).
 const sampleHeader = 25
+
+// sameText flags a record whose leaf folds to its symbol as it is.
+const sameText uint8 = 1 << 7
 
 func (t *sampleTable) size() int64 { return int64(len(t.arena)) + int64(t.n)*24 }
 
-func (t *sampleTable) lookup(h uint64, block int32, k1, k2 []byte) int32 {
+func (t *sampleTable) lookup(h uint64, prefix, mod int32, sym []byte) int32 {
 	for i := t.ix.Start(h); ; {
 		var id int32
 		if id, i = t.ix.Next(h, i); id < 0 {
 			return -1
 		}
 		r := t.arena[id:]
-		b, klen, n1 := binary.LittleEndian.Uint32(r), binary.LittleEndian.Uint32(r[4:]), binary.LittleEndian.Uint32(r[8:])
-		if b == uint32(block) && int(n1) == len(k1) && int(klen) == len(k1)+len(k2) {
-			key := r[sampleHeader : sampleHeader+int(klen)]
-			if bytes.Equal(key[:n1], k1) && bytes.Equal(key[n1:], k2) {
+		if binary.LittleEndian.Uint64(r) == uint64(uint32(prefix))|uint64(uint32(mod))<<32 {
+			if n := binary.LittleEndian.Uint32(r[8:]); int(n) == len(sym) && bytes.Equal(r[sampleHeader:sampleHeader+n], sym) {
 				return id
 			}
 		}
 	}
 }
 
-func (t *sampleTable) insert(h uint64, block int32, k1, k2, text []byte, flags uint8) int32 {
+func (t *sampleTable) insert(h uint64, prefix, mod int32, sym, text []byte, flags uint8) int32 {
 	id := int32(len(t.arena))
-	a := binary.LittleEndian.AppendUint32(t.arena, uint32(block))
-	a = binary.LittleEndian.AppendUint32(a, uint32(len(k1)+len(k2)))
-	a = binary.LittleEndian.AppendUint32(a, uint32(len(k1)))
+	if bytes.Equal(sym, text) {
+		flags |= sameText
+		text = nil
+	}
+	a := binary.LittleEndian.AppendUint32(t.arena, uint32(prefix))
+	a = binary.LittleEndian.AppendUint32(a, uint32(mod))
+	a = binary.LittleEndian.AppendUint32(a, uint32(len(sym)))
 	a = binary.LittleEndian.AppendUint32(a, uint32(len(text)))
 	a = binary.LittleEndian.AppendUint64(a, 0)
 	a = append(a, flags)
-	t.arena = append(append(append(a, k1...), k2...), text...)
+	t.arena = append(append(a, sym...), text...)
 	t.ix.Put(h, id)
 	t.n++
 	return id
@@ -174,13 +180,16 @@ func (t *sampleTable) add(id int32, w uint64) (full uint64) {
 	return full
 }
 
-// record returns the block, leaf text and sum of the record at off, and
-// where the next one starts.
-func (t *sampleTable) record(off int) (block int32, text []byte, flags uint8, sum uint64, next int) {
+// record returns the prefix, leaf text, flags and sum of the record at
+// off, and where the next one starts.
+func (t *sampleTable) record(off int) (prefix int32, text []byte, flags uint8, sum uint64, next int) {
 	r := t.arena[off:]
-	klen, tlen := int(binary.LittleEndian.Uint32(r[4:])), int(binary.LittleEndian.Uint32(r[12:]))
-	start := sampleHeader + klen
-	return int32(binary.LittleEndian.Uint32(r)), r[start : start+tlen], r[24], binary.LittleEndian.Uint64(r[16:]), off + start + tlen
+	n, tlen := int(binary.LittleEndian.Uint32(r[8:])), int(binary.LittleEndian.Uint32(r[12:]))
+	text = r[sampleHeader+n : sampleHeader+n+tlen]
+	if flags = r[24]; flags&sameText != 0 {
+		text = r[sampleHeader : sampleHeader+n]
+	}
+	return int32(binary.LittleEndian.Uint32(r)), text, flags, binary.LittleEndian.Uint64(r[16:]), off + sampleHeader + n + tlen
 }
 
 func (t *sampleTable) reset() {
@@ -287,10 +296,15 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 				return nil, 0, false, err
 			}
 		}
-		h := maphash.Bytes(lineSeed, k1) ^ maphash.Bytes(lineSeed, k2)*0x9e3779b97f4a7c15 ^ uint64(b)*0xc2b2ae3d27d4eb4f
-		if r = p.samples.lookup(h, b, k1, k2); r < 0 {
+		hm := maphash.Bytes(lineSeed, k2)
+		m := p.mods.lookup(hm, k2, nil)
+		if m < 0 {
+			m = p.mods.insert(hm, k2, nil, nil, 0, 0, 0)
+		}
+		h := maphash.Bytes(lineSeed, k1) ^ uint64(m)*0x9e3779b97f4a7c15 ^ uint64(b)*0xc2b2ae3d27d4eb4f
+		if r = p.samples.lookup(h, b, m, k1); r < 0 {
 			text, flags = p.parseLeaf(leaf)
-			r = p.samples.insert(h, b, k1, k2, text, flags)
+			r = p.samples.insert(h, b, m, k1, text, flags)
 		}
 		flags = p.samples.flags(r)
 	} else {

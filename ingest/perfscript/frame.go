@@ -211,13 +211,14 @@ func (p *Parser) resetCache() error {
 	p.cache.reset()
 	p.blocks.reset()
 	p.prefixes.reset()
+	p.mods.reset()
 	return nil
 }
 
 // cacheSize is what the caches of folded lines hold together: the frame
-// cache and the sample path's blocks.
+// cache and the sample path's blocks, prefixes and modules.
 func (p *Parser) cacheSize() int64 {
-	return p.cache.size() + p.blocks.size() + p.prefixes.size()
+	return p.cache.size() + p.blocks.size() + p.prefixes.size() + p.mods.size()
 }
 
 // cacheFull is the frame cache's full, with the sample path's caches

@@ -129,6 +129,7 @@ type Parser struct {
 	fastMisses int64
 	blocks     textCache   // callers' lines, with the process name
 	prefixes   textCache   // the folded text of blocks
+	mods       textCache   // leaves' modules, "(dso)"
 	samples    sampleTable // batched samples, by block and leaf
 	bframes    []byte      // addBlock's and leafEntry's scratch
 	bends      []int32
