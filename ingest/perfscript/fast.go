@@ -303,12 +303,12 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 		}
 		h := maphash.Bytes(lineSeed, k1) ^ uint64(m)*0x9e3779b97f4a7c15 ^ uint64(b)*0xc2b2ae3d27d4eb4f
 		if r = p.samples.lookup(h, b, m, k1); r < 0 {
-			text, flags = p.parseLeaf(leaf)
+			text, flags = p.parseLeaf()
 			r = p.samples.insert(h, b, m, k1, text, flags)
 		}
 		flags = p.samples.flags(r)
 	} else {
-		text, flags = p.parseLeaf(leaf)
+		text, flags = p.parseLeaf()
 	}
 	if flags&unfit != 0 {
 		p.fastMiss()
@@ -478,6 +478,7 @@ func (p *Parser) parsePieces(line []byte, flags *uint8) bool {
 func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	// What splitFrame and parseFrame do, in one pass, for a line whose
 	// first field is an address (splitFrame's trim is then trimSpace).
+	// The fields are kept for parseLeaf.
 	t := trimSpace(line)
 	i := 0
 	for ; i < len(t) && t[i] != ' ' && t[i] != '\t'; i++ {
@@ -488,9 +489,7 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	if i == 0 || i == len(t) {
 		return nil, nil, false
 	}
-	if p.opt.Addrs {
-		return t, nil, true
-	}
+	p.leafPC = t[:i]
 	// The module: the last top-level parenthesised group, after a space.
 	j, mod := len(t), false
 	if t[j-1] == ')' {
@@ -510,11 +509,10 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 			}
 		}
 	}
-	if p.opt.Kernel && !mod {
-		return t, nil, true
-	}
+	p.leafMod = nil
 	if mod {
 		k2 = t[j:]
+		p.leafMod = t[j+1 : len(t)-1]
 	}
 	a, e := i, j
 	for a < e && (t[a] == ' ' || t[a] == '\t') {
@@ -522,45 +520,61 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	}
 	if a == e {
 		if mod && j-i >= 2 {
-			return spaceSym, k2, true // "ip  (dso)": the symbol field printed empty
+			k1 = spaceSym // "ip  (dso)": the symbol field printed empty
+		} else {
+			k1 = t[a:a]
 		}
-		return t[a:a], k2, true
+	} else {
+		for e > a && (t[e-1] == ' ' || t[e-1] == '\t') {
+			e--
+		}
+		// The offset, +0x1f, which parseFrame removes.
+		k := e
+		for k > a && (t[k-1] >= '0' && t[k-1] <= '9' || t[k-1] >= 'a' && t[k-1] <= 'f' || t[k-1] >= 'A' && t[k-1] <= 'F') {
+			k--
+		}
+		if k < e && k-a > 3 && t[k-1] == 'x' && t[k-2] == '0' && t[k-3] == '+' {
+			e = k - 3
+		}
+		k1 = t[a:e]
 	}
-	for e > a && (t[e-1] == ' ' || t[e-1] == '\t') {
-		e--
+	p.leafSym = k1
+	if p.opt.Addrs || p.opt.Kernel && !mod {
+		return t, nil, true
 	}
-	// The offset, +0x1f, which parseFrame removes.
-	k := e
-	for k > a && (t[k-1] >= '0' && t[k-1] <= '9' || t[k-1] >= 'a' && t[k-1] <= 'f' || t[k-1] >= 'A' && t[k-1] <= 'F') {
-		k--
-	}
-	if k < e && k-a > 3 && t[k-1] == 'x' && t[k-2] == '0' && t[k-3] == '+' {
-		e = k - 3
-	}
-	return t[a:e], k2, true
+	return k1, k2, true
 }
 
 var spaceSym = []byte{' '}
 
-// parseLeaf returns the folded text of a leaf line that leafKey took, and
-// its flags.
-func (p *Parser) parseLeaf(line []byte) ([]byte, uint8) {
+// parseLeaf returns the folded text of the leaf line leafKey last took,
+// and its flags.
+func (p *Parser) parseLeaf() ([]byte, uint8) {
 	flags := uint8(0)
-	p.bframes, p.bends = p.bframes[:0], p.bends[:0]
-	if p.parsePieces(line, &flags) {
+	p.pend, p.pendEnds = p.pend[:0], p.pendEnds[:0]
+	sym := p.leafSym
+	if len(sym) == 0 {
+		sym = unknownSym
+	}
+	if p.parseSym(p.leafPC, sym, p.leafMod) {
 		flags |= skipsAfter
 	}
+	// The pieces in order, joined.
 	text := p.btext[:0]
-	for i, end := range p.bends {
+	for i, end := range p.pendEnds {
 		start := int32(0)
 		if i > 0 {
-			start = p.bends[i-1]
+			start = p.pendEnds[i-1]
+		}
+		if start == end {
+			flags |= unfit // an empty frame: Line's separators differ
 		}
 		if len(text) > 0 {
 			text = append(text, ';')
 		}
-		text = append(text, p.bframes[start:end]...)
+		text = append(text, p.pend[start:end]...)
 	}
+	p.pend, p.pendEnds = p.pend[:0], p.pendEnds[:0]
 	p.btext = text
 	return text, flags
 }

@@ -30,7 +30,8 @@ func leafKeyRef(p *Parser, line []byte) (k1, k2 []byte, ok bool) {
 // parseFrame read it, on lines made of the pieces that matter.
 func TestLeafKey(t *testing.T) {
 	pieces := []string{" ", "\t", "  ", "ffff", "7f0a", "g1", "+0x", "+0x1f", "+0x", "0x", "main", "a->b", "(", ")",
-		"(anonymous namespace)", "[unknown]", "(/usr/lib/libc.so.6)", "([kernel.kallsyms])", "()", "\r", "x y", "+", "+0xg"}
+		"(anonymous namespace)", "[unknown]", "(/usr/lib/libc.so.6)", "([kernel.kallsyms])", "()", "\r", "x y", "+", "+0xg",
+		"(/tmp/perf-12.map)", "Lcom/x/Y;", "_ZN3foo3bar17h0123456789abcdefE", ";", "<", ">", "main"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	lines := [][]byte{
 		[]byte("\t7f12 main+0x1f (/bin/app)"),
@@ -51,13 +52,37 @@ func TestLeafKey(t *testing.T) {
 		}
 		lines = append(lines, b)
 	}
-	for _, opt := range []Options{{}, {Kernel: true}, {Addrs: true}} {
+	for _, opt := range []Options{{}, {Kernel: true}, {Addrs: true}, {JIT: true, SkipAfter: []string{"main"}}} {
 		p := New(opt, nil, nil)
 		for _, l := range lines {
 			k1, k2, ok := p.leafKey(l)
 			r1, r2, rok := leafKeyRef(p, l)
 			if ok != rok || string(k1) != string(r1) || string(k2) != string(r2) || (k2 == nil) != (r2 == nil) {
 				t.Fatalf("%+v: leafKey(%q) = %q %q %v, want %q %q %v", opt, l, k1, k2, ok, r1, r2, rok)
+			}
+			if !ok {
+				continue
+			}
+			// parseLeaf folds the fields leafKey kept as parseFrame folds
+			// the line.
+			text, flags := p.parseLeaf()
+			text = bytes.Clone(text)
+			var f uint8
+			p.bframes, p.bends = p.bframes[:0], p.bends[:0]
+			skip := p.parsePieces(l, &f)
+			var want []byte
+			for i, end := range p.bends {
+				start := int32(0)
+				if i > 0 {
+					start = p.bends[i-1]
+				}
+				if len(want) > 0 {
+					want = append(want, ';')
+				}
+				want = append(want, p.bframes[start:end]...)
+			}
+			if string(text) != string(want) || (flags&skipsAfter != 0) != skip || (flags&unfit != 0) != (f&unfit != 0) {
+				t.Fatalf("%+v: parseLeaf after leafKey(%q) = %q %b, parseFrame %q %v %b", opt, l, text, flags, want, skip, f)
 			}
 			if p.noIP {
 				t.Fatalf("%q: noIP set", l)

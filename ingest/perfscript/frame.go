@@ -267,8 +267,14 @@ func (p *Parser) parseFrame(name string, lineNo int, line []byte) (skipAfter boo
 	if i := bytes.LastIndex(rawfunc, []byte("+0x")); i > 0 && isHex(rawfunc[i+3:]) {
 		rawfunc = rawfunc[:i]
 	}
+	return p.parseSym(pc, rawfunc, mod), nil
+}
+
+// parseSym is parseFrame from the symbol on: rawfunc is the symbol
+// without its offset ([unknown] when the line had none).
+func (p *Parser) parseSym(pc, rawfunc, mod []byte) (skipAfter bool) {
 	if rawfunc[0] == '(' && !bytes.HasPrefix(rawfunc, []byte("(anonymous namespace)")) {
-		return false, nil // stackcollapse-perf.pl skips these "process name" frames
+		return false // stackcollapse-perf.pl skips these "process name" frames
 	}
 	rawfunc = p.fixRust(rawfunc)
 
@@ -319,10 +325,10 @@ func (p *Parser) parseFrame(name string, lineNo int, line []byte) (skipAfter boo
 	}
 	for _, s := range p.opt.SkipAfter {
 		if string(raw) == s {
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 var unknownSym = []byte("[unknown]")
@@ -444,6 +450,23 @@ func isJITModule(mod []byte) bool {
 // Go's method receiver "pkg.(*T).M", and not "(anonymous namespace)".
 func appendTidy(dst, fn []byte) []byte {
 	cut := len(fn)
+	if bytes.IndexByte(fn, '(') >= 0 {
+		cut = tidyCut(fn)
+	}
+	start := len(dst)
+	dst = append(dst, fn[:cut]...)
+	for s := dst[start:]; ; {
+		i := bytes.IndexByte(s, ';')
+		if i < 0 {
+			return dst
+		}
+		s[i] = ':'
+		s = s[i+1:]
+	}
+}
+
+// tidyCut returns where appendTidy cuts fn: at its first top-level '('.
+func tidyCut(fn []byte) int {
 	depth := 0
 	lastDot := -1
 	for i, c := range fn {
@@ -454,20 +477,12 @@ func appendTidy(dst, fn []byte) []byte {
 			depth--
 		case '(':
 			if depth == 0 && lastDot != i && !bytes.HasPrefix(fn[i:], []byte("(anonymous namespace)")) {
-				cut = i
-				goto done
+				return i
 			}
 			depth++
 		case '.':
 			lastDot = i + 1
 		}
 	}
-done:
-	for _, c := range fn[:cut] {
-		if c == ';' {
-			c = ':'
-		}
-		dst = append(dst, c)
-	}
-	return dst
+	return len(fn)
 }

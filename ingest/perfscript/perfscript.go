@@ -135,6 +135,9 @@ type Parser struct {
 	bends      []int32
 	blines     []int32
 	btext      []byte
+	leafPC     []byte // the fields of the leaf leafKey last took
+	leafSym    []byte // (the symbol without its offset)
+	leafMod    []byte
 
 	runLines  [][]byte // frameRun's scratch
 	runKeys   [][]byte
