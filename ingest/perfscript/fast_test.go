@@ -90,3 +90,33 @@ func TestLeafKey(t *testing.T) {
 		}
 	}
 }
+
+// TestIsTime: isTime's one pass is bytes.Cut at the first '.' and
+// isDigits on both sides.
+func TestIsTime(t *testing.T) {
+	ref := func(b []byte) bool {
+		if len(b) < 3 || b[len(b)-1] != ':' {
+			return false
+		}
+		s, f, ok := bytes.Cut(b[:len(b)-1], []byte{'.'})
+		return ok && isDigits(s) && isDigits(f)
+	}
+	alphabet := []byte("0.9:x")
+	for n := range 8 {
+		b := make([]byte, n)
+		var gen func(i int)
+		gen = func(i int) {
+			if i == n {
+				if isTime(b) != ref(b) {
+					t.Fatalf("isTime(%q) = %v", b, isTime(b))
+				}
+				return
+			}
+			for _, c := range alphabet {
+				b[i] = c
+				gen(i + 1)
+			}
+		}
+		gen(0)
+	}
+}

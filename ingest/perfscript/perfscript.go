@@ -103,6 +103,8 @@ type Parser struct {
 	events      []string
 	eventCounts []int64 // samples per event, as events
 	noted       bool
+	lastEvent   int  // the index in events of the last sample's event
+	lastKept    bool // whether its samples are kept
 	cache       frameCache
 	scratch     []byte
 	fallback    []byte
@@ -393,8 +395,18 @@ func isTime(b []byte) bool {
 	if len(b) < 3 || b[len(b)-1] != ':' {
 		return false
 	}
-	s, f, ok := bytes.Cut(b[:len(b)-1], []byte{'.'})
-	return ok && isDigits(s) && isDigits(f)
+	// Digits, one '.', digits, none of them empty (bytes.Cut and isDigits
+	// twice, in one pass).
+	b = b[:len(b)-1]
+	dot := -1
+	for i, c := range b {
+		if c == '.' && dot < 0 {
+			dot = i
+		} else if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return dot > 0 && dot < len(b)-1
 }
 
 func isCPU(b []byte) bool {
@@ -414,7 +426,11 @@ func (p *Parser) tokens(line []byte) [][2]int {
 		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
 			j++
 		}
-		t = append(t, [2]int{i, j})
+		// Each half stored alone: a [2]int built on the stack and copied
+		// whole stalled on store forwarding, token after token.
+		t = append(t, [2]int{})
+		t[len(t)-1][0] = i
+		t[len(t)-1][1] = j
 		i = j
 	}
 	p.tok = t
@@ -450,14 +466,16 @@ func (p *Parser) unindentedFrame(line []byte) bool {
 }
 
 func (p *Parser) header(name string, lineNo int, line []byte) error {
-	line = bytes.TrimRight(line, " \t\r")
+	for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
 	t := p.tokens(line)
 	tok := func(i int) []byte { return line[t[i][0]:t[i][1]] }
 
 	// Lines perf prints between samples for --show-task-events,
 	// --show-mmap-events and the like are not samples.
-	for i := range t {
-		if bytes.HasPrefix(tok(i), []byte("PERF_RECORD_")) {
+	for _, r := range t {
+		if line[r[0]] == 'P' && bytes.HasPrefix(line[r[0]:r[1]], []byte("PERF_RECORD_")) {
 			return nil
 		}
 	}
@@ -579,6 +597,11 @@ func appendComm(dst, comm []byte) []byte {
 }
 
 func (p *Parser) keepEvent(ev []byte) bool {
+	if p.lastEvent < len(p.events) && p.events[p.lastEvent] == string(ev) {
+		// The event of the sample before: the same verdict.
+		p.eventCounts[p.lastEvent]++
+		return p.lastKept
+	}
 	known := -1
 	for i, e := range p.events {
 		if e == string(ev) {
@@ -587,6 +610,17 @@ func (p *Parser) keepEvent(ev []byte) bool {
 		}
 	}
 	if known < 0 {
+		known = len(p.events)
+	}
+	p.lastEvent = known
+	p.lastKept = p.newEvent(ev, known)
+	return p.lastKept
+}
+
+// newEvent is keepEvent for an event other than the last sample's, known
+// being its index in events (len(events) when new).
+func (p *Parser) newEvent(ev []byte, known int) bool {
+	if known == len(p.events) {
 		known = len(p.events)
 		p.events = append(p.events, string(ev))
 		p.eventCounts = append(p.eventCounts, 0)
