@@ -89,6 +89,23 @@ func (c *textCache) aux(id int32) int32 {
 	return int32(binary.LittleEndian.Uint32(c.arena[id+16:]))
 }
 
+// parts returns the two parts of entry id's key.
+func (c *textCache) parts(id int32) (k1, k2 []byte) {
+	r := c.arena[id:]
+	key := r[recHeader : recHeader+int(binary.LittleEndian.Uint32(r))]
+	n1 := binary.LittleEndian.Uint32(r[4:])
+	return key[:n1], key[n1:]
+}
+
+// guessBits sizes the table of block guesses: the block last seen after
+// a first caller line, by the hash of the line and the process name.
+const guessBits = 12
+
+type blockGuess struct {
+	h  uint64
+	id int32 // block entry + 1; 0 for none
+}
+
 // key returns the key of entry id, whole.
 func (c *textCache) key(id int32) []byte {
 	r := c.arena[id:]
@@ -237,16 +254,38 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 	leaf := data[:nl]
 	after := data[nl+1:]
 	var block []byte
+	hn := maphash.Bytes(lineSeed, p.pname)
+	b := int32(-1)
+	var g *blockGuess // where this sample's block goes, when it was not guessed
+	var hf uint64
 	if len(after) > 0 && after[0] == '\n' {
 		rest = after[1:]
-	} else {
-		win := after[:min(len(after), maxSample)]
-		end := bytes.Index(win, []byte("\n\n"))
-		if end < 0 {
-			p.fastMiss()
-			return nil, 0, false, nil
+	} else if first := bytes.IndexByte(after, '\n'); first > 0 {
+		// The block seen last after the same first caller line, if the
+		// sample's bytes are that block's and an empty line follows:
+		// no search for the end, no hash of the whole block.
+		hf = maphash.Bytes(lineSeed, after[:first]) ^ hn
+		g = &p.guesses[hf>>(64-guessBits)]
+		if g.id > 0 && g.h == hf {
+			id := g.id - 1
+			name, blk := p.blocks.parts(id)
+			if n := len(blk); len(after) >= n+2 && after[n] == '\n' && after[n+1] == '\n' &&
+				bytes.Equal(name, p.pname) && bytes.Equal(blk, after[:n]) {
+				b, block, rest, g = id, after[:n], after[n+2:], nil
+			}
 		}
-		block, rest = after[:end], after[end+2:]
+		if b < 0 {
+			win := after[:min(len(after), maxSample)]
+			end := bytes.Index(win, []byte("\n\n"))
+			if end < 0 {
+				p.fastMiss()
+				return nil, 0, false, nil
+			}
+			block, rest = after[:end], after[end+2:]
+		}
+	} else {
+		p.fastMiss()
+		return nil, 0, false, nil
 	}
 	if p.cache.limit == 0 {
 		p.cache.limit = p.cacheLimit()
@@ -261,16 +300,20 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 		if err := p.resetCache(); err != nil {
 			return nil, 0, false, err
 		}
+		b = -1
 	}
 
 	// The callers, with the process name.
-	hn := maphash.Bytes(lineSeed, p.pname)
-	hb := maphash.Bytes(lineSeed, block) ^ hn*0x9e3779b97f4a7c15
-	b := p.blocks.lookup(hb, p.pname, block)
 	if b < 0 {
-		if b = p.addBlock(hb, block); b < 0 {
-			p.fastMiss()
-			return nil, 0, false, nil
+		hb := maphash.Bytes(lineSeed, block) ^ hn*0x9e3779b97f4a7c15
+		if b = p.blocks.lookup(hb, p.pname, block); b < 0 {
+			if b = p.addBlock(hb, block); b < 0 {
+				p.fastMiss()
+				return nil, 0, false, nil
+			}
+		}
+		if g != nil {
+			*g = blockGuess{h: hf, id: b + 1}
 		}
 	}
 	if p.blocks.flags(b)&unfit != 0 {

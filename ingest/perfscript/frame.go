@@ -212,6 +212,7 @@ func (p *Parser) resetCache() error {
 	p.blocks.reset()
 	p.prefixes.reset()
 	p.mods.reset()
+	p.guesses = [len(p.guesses)]blockGuess{}
 	return nil
 }
 

@@ -129,9 +129,11 @@ type Parser struct {
 	noFast     bool // the path stopped: most samples were not its
 	fastHits   int64
 	fastMisses int64
-	blocks     textCache   // callers' lines, with the process name
-	prefixes   textCache   // the folded text of blocks
-	mods       textCache   // leaves' modules, "(dso)"
+	blocks     textCache // callers' lines, with the process name
+	prefixes   textCache // the folded text of blocks
+	mods       textCache // leaves' modules, "(dso)"
+	guesses    [1 << guessBits]blockGuess
+	lastBlock  int32       // the block sample found or entered, for its guess
 	samples    sampleTable // batched samples, by block and leaf
 	bframes    []byte      // addBlock's and leafEntry's scratch
 	bends      []int32
