@@ -2,8 +2,18 @@ package perfscript
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/stacktest"
+	"github.com/pfold/pfold/stream"
 )
 
 // leafKeyRef is leafKey as splitFrame and parseFrame define it.
@@ -118,5 +128,65 @@ func TestIsTime(t *testing.T) {
 			}
 		}
 		gen(0)
+	}
+}
+
+// TestChunkLinesNumbered: FoldChunks numbers lines itself (the Chunker
+// does not count them): its messages name the lines the serial fold
+// names, across many small chunks, several inputs and workers, for
+// malformed headers and stray lines inside samples alike.
+func TestChunkLinesNumbered(t *testing.T) {
+	var in strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&in, "app 1 1.%06d: 1 cpu-clock:\n\t%x leaf_%d+0x%x (/bin/app)\n", i, 0x1000+i, i%7, i)
+		if i%97 == 0 {
+			in.WriteString("STRAY LINE " + strconv.Itoa(i) + "\n")
+		}
+		in.WriteString("\t400000 main (/bin/app)\n\n")
+		if i%131 == 0 {
+			in.WriteString("NOT A HEADER " + strconv.Itoa(i) + "\n\t1 f (m)\n\n")
+		}
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte(in.String()), 0o644)
+	os.WriteFile(b, []byte("x 1 1.0: 1 cpu-clock:\n\t1 f (m)\n\n"+in.String()), 0o644)
+	messages := func(out string) []string {
+		var m []string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Contains(l, "warning:") && !strings.Contains(l, "more malformed") {
+				m = append(m, l)
+			}
+		}
+		sort.Strings(m)
+		return m
+	}
+	var serial strings.Builder
+	diag := stream.NewDiag(&serial, false)
+	diag.Verbatim = 1 << 20
+	if err := Fold(stream.NewReader([]string{a, b}), New(Options{}, func([]byte, fold.Count) error { return nil }, diag)); err != nil {
+		t.Fatal(err)
+	}
+	want := messages(serial.String())
+	if len(want) < 50 {
+		t.Fatalf("only %d messages", len(want))
+	}
+	for _, jobs := range []int{1, 3} {
+		var par strings.Builder
+		diag := stream.NewDiag(&par, false)
+		diag.Verbatim = 1 << 20
+		aggs := make([]*stream.Aggregator, jobs)
+		for i := range aggs {
+			aggs[i] = stream.NewAggregator(stream.Options{TmpDir: dir})
+			defer aggs[i].Close()
+		}
+		ch := stream.NewChunker([]string{a, b}, nil, 4<<10, 2*jobs+2)
+		if _, err := FoldChunks(ch, Options{Batch: 1 << 20}, diag, aggs); err != nil {
+			t.Fatal(err)
+		}
+		ch.Close()
+		if got := messages(par.String()); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("-j %d: messages differ from the serial fold's:\n%s", jobs, stacktest.FirstDiff(strings.Join(got, "\n"), strings.Join(want, "\n")))
+		}
 	}
 }

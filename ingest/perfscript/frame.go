@@ -259,7 +259,7 @@ func (p *Parser) parseFrame(name string, lineNo int, line []byte) (skipAfter boo
 		return false, nil
 	}
 	if len(rawfunc) == 0 && len(pc) == 0 && mod == nil {
-		return false, p.diag.Malformed(name, lineNo, line, "not a perf script frame line")
+		return false, p.malformed(name, lineNo, line, "not a perf script frame line")
 	}
 	if len(rawfunc) == 0 {
 		rawfunc = unknownSym

@@ -152,6 +152,9 @@ type Parser struct {
 
 	stats       Stats
 	mixedChecks int
+	ledger      *lineLedger   // FoldChunks's, numbering its chunks' lines
+	chunk       *stream.Chunk // the chunk being folded, when its lines count from 1
+	chunkLines  int           // the lines foldChunk folded of its chunk
 }
 
 // New returns a parser that passes each folded sample to emit
@@ -212,7 +215,7 @@ func (p *Parser) Line(name string, lineNo int, line []byte) error {
 		// A stray line inside a sample: it alone is skipped, and the
 		// sample keeps the frames around it (ending the sample there
 		// dropped the rest of its frames without a word).
-		return p.diag.Malformed(name, lineNo, line, "not a frame line, inside a sample (the sample is kept without it)")
+		return p.malformed(name, lineNo, line, "not a frame line, inside a sample (the sample is kept without it)")
 	}
 	if err := p.End(); err != nil {
 		return err
@@ -518,7 +521,7 @@ func (p *Parser) header(name string, lineNo int, line []byte) error {
 		p.begin()
 		p.skip = true
 		p.stats.Skipped++
-		return p.diag.Malformed(name, lineNo, line, "not a perf script sample header")
+		return p.malformed(name, lineNo, line, "not a perf script sample header")
 	}
 
 	p.begin()
