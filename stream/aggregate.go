@@ -59,11 +59,11 @@ func (a *Aggregator) Add(stack []byte, c fold.Count) error {
 	a.stats.Added++
 	t := a.t
 	if e, _ := t.find(h, stack); e != nil {
-		sum, err := e.count.Add(c)
+		sum, err := e.count().Add(c)
 		if err != nil {
 			return fmt.Errorf("stack %.80q…: %w", stack, err)
 		}
-		e.count = sum
+		e.setCount(sum)
 		return nil
 	}
 	if len(t.entries) > 0 && t.size()+t.growthCost(len(stack)) > a.opt.Mem {
@@ -91,7 +91,7 @@ func (a *Aggregator) spill() error {
 	a.stats.Runs++
 	for i := range a.t.sorted() {
 		e := &a.t.entries[i]
-		if err := w.write(a.t.key(e), e.count); err != nil {
+		if err := w.write(a.t.key(e), e.count()); err != nil {
 			w.close()
 			return fmt.Errorf("spill %s: %w", path, err)
 		}
@@ -304,7 +304,7 @@ func (s *tableSource) next() error {
 
 func (s *tableSource) cur() ([]byte, fold.Count) {
 	e := &s.entries[s.i]
-	return s.t.key(e), e.count
+	return s.t.key(e), e.count()
 }
 
 func closeSources(srcs []source) {

@@ -2,13 +2,16 @@ package stream
 
 import (
 	"bytes"
+	"cmp"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/stacktest"
@@ -303,4 +306,46 @@ func TestTableSizeIsHeld(t *testing.T) {
 	runtime.KeepAlive(bs)
 	runtime.KeepAlive(stacks)
 	runtime.KeepAlive(counts)
+}
+
+// TestEntrySize: entrySize, which the budget counts, is an entry's size.
+func TestEntrySize(t *testing.T) {
+	if s := unsafe.Sizeof(entry{}); s != entrySize {
+		t.Errorf("an entry takes %d bytes; entrySize says %d", s, entrySize)
+	}
+}
+
+// TestSortByDigit: the digit sort orders entries as slices.SortFunc
+// does, on runs of equal digits, sorted and reversed input and few
+// distinct values.
+func TestSortByDigit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 17, 100, 5000} {
+		for _, kinds := range []int{1, 2, 7, 1 << 30} {
+			es := make([]entry, n)
+			for i := range es {
+				es[i] = entry{hash: uint64(rng.IntN(kinds)), off: uint32(i)}
+			}
+			for _, order := range []string{"random", "sorted", "reversed"} {
+				switch order {
+				case "sorted":
+					slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.hash, b.hash) })
+				case "reversed":
+					slices.Reverse(es)
+				}
+				got := slices.Clone(es)
+				sortByDigit(got, 2*bits.Len(uint(n)))
+				if !slices.IsSortedFunc(got, func(a, b entry) int { return cmp.Compare(a.hash, b.hash) }) {
+					t.Fatalf("n %d, %d kinds, %s: not sorted", n, kinds, order)
+				}
+				seen := make([]bool, n)
+				for _, e := range got {
+					seen[e.off] = true
+				}
+				if slices.Contains(seen, false) {
+					t.Fatalf("n %d, %d kinds, %s: entries lost", n, kinds, order)
+				}
+			}
+		}
+	}
 }
