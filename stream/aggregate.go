@@ -34,6 +34,10 @@ type Aggregator struct {
 	dir   string   // spill directory, made on first spill
 	runs  []string // spilled run files, oldest first
 	stats Stats
+
+	inserts      int64 // stacks new to the table since it last spilled
+	addedAtSpill int64 // stats.Added when it last spilled
+	filled       bool  // the table has spilled for want of room
 }
 
 // Stats describe an aggregation.
@@ -66,12 +70,35 @@ func (a *Aggregator) Add(stack []byte, c fold.Count) error {
 		e.setCount(sum)
 		return nil
 	}
-	if len(t.entries) > 0 && t.size()+t.growthCost(len(stack)) > a.opt.Mem {
-		if err := a.spill(); err != nil {
-			return err
+	a.inserts++
+	if len(t.entries) > 0 {
+		full := t.size()+t.growthCost(len(stack)) > a.opt.Mem
+		if full || a.seldomRepeat() {
+			if err := a.spill(); err != nil {
+				return err
+			}
+			a.filled = a.filled || full
 		}
 	}
 	return t.add(h, stack, c)
+}
+
+// earlySpill is the size past which a table that mostly receives new
+// stacks is spilled before the budget is reached. Such a table gains
+// little from growing (few of its stacks come again before it would
+// spill anyway), and a small one is faster: each insert misses the caches
+// less, and a run that fits in them sorts much faster. On a 2 GB dump of
+// 5M distinct stacks (two workers, --mem 256MiB, so 64 MiB tables) the
+// CPU time was 8.1, 8.4, 8.7 and 9.2 s with this at 4, 8, 16 and
+// 32 MiB, and 9.8 s without it.
+const earlySpill = 8 << 20
+
+// seldomRepeat reports whether the table should spill early: it has
+// filled its budget before (so the stacks do not all fit: stacks that
+// fit are never spilled), it holds more than earlySpill, and three
+// quarters of the stacks added since it last spilled were new to it.
+func (a *Aggregator) seldomRepeat() bool {
+	return a.filled && a.t.used() > earlySpill && a.inserts*4 > (a.stats.Added-a.addedAtSpill)*3
 }
 
 func (a *Aggregator) spill() error {
@@ -100,6 +127,7 @@ func (a *Aggregator) spill() error {
 		return err
 	}
 	a.t.reset()
+	a.inserts, a.addedAtSpill = 0, a.stats.Added
 	return nil
 }
 

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"cmp"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -346,6 +347,44 @@ func TestSortByDigit(t *testing.T) {
 					t.Fatalf("n %d, %d kinds, %s: entries lost", n, kinds, order)
 				}
 			}
+		}
+	}
+}
+
+// TestEarlySpill: once a table has filled its budget, it spills as soon
+// as it holds earlySpill while it mostly receives new stacks; stacks that
+// fit in the budget never spill, however new they are. The output is the
+// same either way.
+func TestEarlySpill(t *testing.T) {
+	dir := t.TempDir()
+	const n = 600000 // about 52 MiB of table
+	var want []string
+	for _, mem := range []int64{1 << 30, 24 << 20} {
+		a := NewAggregator(Options{Mem: mem, TmpDir: dir})
+		defer a.Close()
+		want = want[:0]
+		for i := range n {
+			s := fmt.Appendf(nil, "main;work;frame_%08d;leaf_%d", i, i%7)
+			want = append(want, string(s)+" 1")
+			if err := a.Add(s, fold.Int(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		switch {
+		case mem == 1<<30 && a.Stats().Runs != 0:
+			t.Errorf("%d new stacks within the budget: %d runs spilled", n, a.Stats().Runs)
+		case mem < 1<<30 && a.Stats().Runs < 4:
+			// One run of 24 MiB, then runs of earlySpill (8 MiB), where
+			// the budget alone would spill twice.
+			t.Errorf("--mem %d: %d runs spilled; early spills would make more", mem, a.Stats().Runs)
+		}
+		var b bytes.Buffer
+		if _, err := a.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(want)
+		if got := strings.TrimSuffix(b.String(), "\n"); got != strings.Join(want, "\n") {
+			t.Errorf("--mem %d: output differs:\n%s", mem, stacktest.FirstDiff(got, strings.Join(want, "\n")))
 		}
 	}
 }

@@ -73,6 +73,16 @@ func (t *table) size() int64 {
 	return n
 }
 
+// used returns the bytes the table's entries take, not counting the
+// room its arrays keep for more.
+func (t *table) used() int64 {
+	var n int64
+	for _, c := range t.chunks[:min(t.cur+1, len(t.chunks))] {
+		n += int64(len(c))
+	}
+	return n + int64(len(t.entries))*(entrySize+16)
+}
+
 // growthCost returns how many more bytes adding one new stack of n bytes
 // may take.
 func (t *table) growthCost(n int) int64 {

@@ -378,12 +378,22 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 		}
 	}
 	p.batchN++
-	if p.batchSize() > p.opt.Batch {
+	if p.batchSize() > p.opt.Batch || p.batchN&(1<<16-1) == 0 && p.seldomRepeat() {
 		if err := p.Flush(); err != nil {
 			return nil, 0, false, err
 		}
 	}
 	return rest, lines, true, nil
+}
+
+// seldomRepeat reports whether nearly every sample batched since the last
+// flush was new to the batch, as when most samples are distinct stacks:
+// the batch is flushed then, and batching stops, without waiting for it
+// to fill (which takes the whole budget and hundreds of thousands of
+// samples).
+func (p *Parser) seldomRepeat() bool {
+	n := p.batchN - p.batchNFlushed
+	return n >= 1<<16 && int64(p.samples.n+p.batch.Len())*4 > n*3
 }
 
 // joinStack returns the stack of prefix b and the leaf's text: the leaf

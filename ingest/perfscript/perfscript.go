@@ -114,15 +114,16 @@ type Parser struct {
 
 	// Batching (opt.Batch): while byID, the sample's frames are the cache
 	// entries ids, whose text totals idText bytes, and not in frames.
-	batch     *stream.Counts
-	batchN    int64 // samples batched
-	batchKeys int64 // distinct keys among them, summed over the flushes
-	noBatch   bool  // batching stopped: samples seldom repeated
-	byID      bool
-	ids       []uint32
-	idText    int
-	key       []byte
-	dids      []uint32
+	batch         *stream.Counts
+	batchN        int64 // samples batched
+	batchKeys     int64 // distinct keys among them, summed over the flushes
+	batchNFlushed int64 // batchN at the last flush
+	noBatch       bool  // batching stopped: samples seldom repeated
+	byID          bool
+	ids           []uint32
+	idText        int
+	key           []byte
+	dids          []uint32
 
 	// The sample path (fast.go).
 	fresh      bool // a header has just been read: no frame line yet
@@ -346,6 +347,7 @@ func (p *Parser) Flush() error {
 	// the Aggregator's: stop it.
 	p.batchKeys += int64(p.batch.Len()) + int64(p.samples.n)
 	p.noBatch = p.batchN >= 1<<12 && p.batchKeys > p.batchN/2
+	p.batchNFlushed = p.batchN
 	if err := p.flushSamples(); err != nil {
 		return err
 	}
