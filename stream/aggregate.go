@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bytes"
-	"container/heap"
 	"fmt"
 	"io"
 	"os"
@@ -359,33 +358,34 @@ func merge(srcs []source, fn func([]byte, fold.Count) error) error {
 			}
 		}
 	}
-	h := make(sourceHeap, 0, len(srcs))
+	// A binary heap of the sources by their current stack, kept beside
+	// each source so that a comparison is bytes.Compare and nothing else.
+	h := make([]mergeNode, 0, len(srcs))
 	for _, s := range srcs {
 		if err := s.next(); err == io.EOF {
 			continue
 		} else if err != nil {
 			return err
 		}
-		h = append(h, s)
+		stack, c := s.cur()
+		h = append(h, mergeNode{s: s, stack: stack, c: c})
 	}
-	heap.Init(&h)
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i)
+	}
 	var acc []byte
 	for len(h) > 0 {
-		stack, c := h[0].cur()
-		acc = append(acc[:0], stack...)
+		c := h[0].c
+		acc = append(acc[:0], h[0].stack...)
 		for {
-			if err := h.advance(); err != nil {
+			var err error
+			if h, err = advance(h); err != nil {
 				return err
 			}
-			if len(h) == 0 {
+			if len(h) == 0 || !bytes.Equal(h[0].stack, acc) {
 				break
 			}
-			s2, c2 := h[0].cur()
-			if !bytes.Equal(s2, acc) {
-				break
-			}
-			var err error
-			if c, err = c.Add(c2); err != nil {
+			if c, err = c.Add(h[0].c); err != nil {
 				return fmt.Errorf("stack %.80q…: %w", acc, err)
 			}
 		}
@@ -396,33 +396,41 @@ func merge(srcs []source, fn func([]byte, fold.Count) error) error {
 	return nil
 }
 
-type sourceHeap []source
-
-func (h sourceHeap) Len() int { return len(h) }
-func (h sourceHeap) Less(i, j int) bool {
-	a, _ := h[i].cur()
-	b, _ := h[j].cur()
-	return bytes.Compare(a, b) < 0
-}
-func (h sourceHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *sourceHeap) Push(x any)   { *h = append(*h, x.(source)) }
-func (h *sourceHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+type mergeNode struct {
+	s     source
+	stack []byte // s.cur(), valid until s moves on
+	c     fold.Count
 }
 
-// advance moves the top source on, dropping it at its end.
-func (h *sourceHeap) advance() error {
-	err := (*h)[0].next()
-	if err == io.EOF {
-		heap.Pop(h)
-		return nil
+// advance moves the top source on, dropping it at its end, and restores
+// the heap.
+func advance(h []mergeNode) ([]mergeNode, error) {
+	if err := h[0].s.next(); err == io.EOF {
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+	} else if err != nil {
+		return h, err
+	} else {
+		h[0].stack, h[0].c = h[0].s.cur()
 	}
-	if err != nil {
-		return err
+	siftDown(h, 0)
+	return h, nil
+}
+
+func siftDown(h []mergeNode, i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && bytes.Compare(h[r].stack, h[l].stack) < 0 {
+			m = r
+		}
+		if bytes.Compare(h[m].stack, h[i].stack) >= 0 {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
 	}
-	heap.Fix(h, 0)
-	return nil
 }
