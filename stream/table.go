@@ -280,6 +280,12 @@ func digit(key []byte, depth int) uint64 {
 
 // reset empties the table, keeping its arrays for reuse.
 func (t *table) reset() {
+	if t.ix.Size() > 64*int64(t.ix.Len()) {
+		// Its index is 8 times the size these entries needed (the table
+		// was larger before an early spill): a probe's home slot is
+		// anywhere in it, a cache miss each, so it starts small again.
+		t.ix.Release()
+	}
 	t.ix.Reset()
 	t.entries = t.entries[:0]
 	for i := range t.chunks {
