@@ -535,7 +535,7 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	t := trimSpace(line)
 	i := 0
 	for ; i < len(t) && t[i] != ' ' && t[i] != '\t'; i++ {
-		if c := t[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+		if !hexDigit[t[i]] {
 			return nil, nil, false
 		}
 	}
@@ -544,8 +544,12 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	}
 	p.leafPC = t[:i]
 	// The module: the last top-level parenthesised group, after a space.
+	// Most often the last leaf's: its bytes end the line, and the scan
+	// below would stop where they start, whatever came before.
 	j, mod := len(t), false
-	if t[j-1] == ')' {
+	if n := len(p.lastMod); n > 0 && n < len(t) && t[len(t)-n-1] == ' ' && bytes.Equal(t[len(t)-n:], p.lastMod) {
+		j, mod = len(t)-n, true
+	} else if t[j-1] == ')' {
 		depth := 0
 		for m := len(t) - 1; m >= 0; m-- {
 			switch t[m] {
@@ -566,6 +570,7 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	if mod {
 		k2 = t[j:]
 		p.leafMod = t[j+1 : len(t)-1]
+		p.lastMod = append(p.lastMod[:0], k2...)
 	}
 	a, e := i, j
 	for a < e && (t[a] == ' ' || t[a] == '\t') {
@@ -583,7 +588,7 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 		}
 		// The offset, +0x1f, which parseFrame removes.
 		k := e
-		for k > a && (t[k-1] >= '0' && t[k-1] <= '9' || t[k-1] >= 'a' && t[k-1] <= 'f' || t[k-1] >= 'A' && t[k-1] <= 'F') {
+		for k > a && hexDigit[t[k-1]] {
 			k--
 		}
 		if k < e && k-a > 3 && t[k-1] == 'x' && t[k-2] == '0' && t[k-3] == '+' {
@@ -599,6 +604,14 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 }
 
 var spaceSym = []byte{' '}
+
+// hexDigit tells the bytes isHex takes.
+var hexDigit = func() (t [256]bool) {
+	for _, c := range []byte("0123456789abcdefABCDEF") {
+		t[c] = true
+	}
+	return t
+}()
 
 // parseLeaf returns the folded text of the leaf line leafKey last took,
 // and its flags.

@@ -52,6 +52,14 @@ func TestLeafKey(t *testing.T) {
 		[]byte("\t7f12 f(int) (x (deleted))"),
 		[]byte("\t7f12 f(int)(x)"),
 		[]byte("\t7f12 \t"),
+		// The same module as the line before, after other groups.
+		[]byte("\t7f12 a (m)"),
+		[]byte("\t7f12 b (x (m)"),
+		[]byte("\t7f12 c\t(m)"),
+		[]byte("\t7f12 (m)"),
+		[]byte("\t7f12 d(m)"),
+		[]byte("\t7f12 e ((m)"),
+		[]byte("\t7f12 f (m))"),
 	}
 	for range 200000 {
 		var b []byte

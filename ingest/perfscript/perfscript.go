@@ -143,6 +143,7 @@ type Parser struct {
 	leafPC     []byte // the fields of the leaf leafKey last took
 	leafSym    []byte // (the symbol without its offset)
 	leafMod    []byte
+	lastMod    []byte // the last leaf's "(module)", a copy
 
 	runLines  [][]byte // frameRun's scratch
 	runKeys   [][]byte
