@@ -2,13 +2,17 @@ package stream
 
 import (
 	"bytes"
+	"cmp"
+	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/stacktest"
@@ -303,4 +307,84 @@ func TestTableSizeIsHeld(t *testing.T) {
 	runtime.KeepAlive(bs)
 	runtime.KeepAlive(stacks)
 	runtime.KeepAlive(counts)
+}
+
+// TestEntrySize: entrySize, which the budget counts, is an entry's size.
+func TestEntrySize(t *testing.T) {
+	if s := unsafe.Sizeof(entry{}); s != entrySize {
+		t.Errorf("an entry takes %d bytes; entrySize says %d", s, entrySize)
+	}
+}
+
+// TestSortByDigit: the digit sort orders entries as slices.SortFunc
+// does, on runs of equal digits, sorted and reversed input and few
+// distinct values.
+func TestSortByDigit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{0, 1, 2, 17, 100, 5000} {
+		for _, kinds := range []int{1, 2, 7, 1 << 30} {
+			es := make([]entry, n)
+			for i := range es {
+				es[i] = entry{hash: uint64(rng.IntN(kinds)), off: uint32(i)}
+			}
+			for _, order := range []string{"random", "sorted", "reversed"} {
+				switch order {
+				case "sorted":
+					slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.hash, b.hash) })
+				case "reversed":
+					slices.Reverse(es)
+				}
+				got := slices.Clone(es)
+				sortByDigit(got, 2*bits.Len(uint(n)))
+				if !slices.IsSortedFunc(got, func(a, b entry) int { return cmp.Compare(a.hash, b.hash) }) {
+					t.Fatalf("n %d, %d kinds, %s: not sorted", n, kinds, order)
+				}
+				seen := make([]bool, n)
+				for _, e := range got {
+					seen[e.off] = true
+				}
+				if slices.Contains(seen, false) {
+					t.Fatalf("n %d, %d kinds, %s: entries lost", n, kinds, order)
+				}
+			}
+		}
+	}
+}
+
+// TestEarlySpill: once a table has filled its budget, it spills as soon
+// as it holds earlySpill while it mostly receives new stacks; stacks that
+// fit in the budget never spill, however new they are. The output is the
+// same either way.
+func TestEarlySpill(t *testing.T) {
+	dir := t.TempDir()
+	const n = 600000 // about 52 MiB of table
+	var want []string
+	for _, mem := range []int64{1 << 30, 24 << 20} {
+		a := NewAggregator(Options{Mem: mem, TmpDir: dir})
+		defer a.Close()
+		want = want[:0]
+		for i := range n {
+			s := fmt.Appendf(nil, "main;work;frame_%08d;leaf_%d", i, i%7)
+			want = append(want, string(s)+" 1")
+			if err := a.Add(s, fold.Int(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		switch {
+		case mem == 1<<30 && a.Stats().Runs != 0:
+			t.Errorf("%d new stacks within the budget: %d runs spilled", n, a.Stats().Runs)
+		case mem < 1<<30 && a.Stats().Runs < 4:
+			// One run of 24 MiB, then runs of earlySpill (8 MiB), where
+			// the budget alone would spill twice.
+			t.Errorf("--mem %d: %d runs spilled; early spills would make more", mem, a.Stats().Runs)
+		}
+		var b bytes.Buffer
+		if _, err := a.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(want)
+		if got := strings.TrimSuffix(b.String(), "\n"); got != strings.Join(want, "\n") {
+			t.Errorf("--mem %d: output differs:\n%s", mem, stacktest.FirstDiff(got, strings.Join(want, "\n")))
+		}
+	}
 }

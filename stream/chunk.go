@@ -15,9 +15,15 @@ import (
 type Chunk struct {
 	Data []byte // whole lines; the last ends with '\n' unless the input did not
 	Name string // input name ("-" for standard input)
-	Line int    // number of the first line of Data in its input
-	buf  []byte
-	mem  []byte // the mapping Data is part of, if it is mapped
+	Line int    // number of the first line of Data in its input; 0 after Chunker.DeferLines
+	// Seq numbers the chunks of a Chunker from 0, and First marks the
+	// first chunk of each input: a reader that numbers lines itself
+	// (DeferLines) knows that a chunk's lines follow those of chunk Seq-1
+	// unless it is First.
+	Seq   int
+	First bool
+	buf   []byte
+	mem   []byte // the mapping Data is part of, if it is mapped
 }
 
 // Chunker cuts the named inputs (decompressed by magic bytes, "-" or none
@@ -47,6 +53,28 @@ type Chunker struct {
 	mapped  *os.File // the input being mapped, or nil
 	mapSize int64    // its size when opened
 	mapPos  int64    // where its next chunk starts
+
+	noCount bool // DeferLines
+	seq     int  // the next chunk's Seq
+	first   bool // the next chunk is its input's first
+}
+
+// DeferLines stops the Chunker counting lines: chunks then carry Line 0,
+// and the reader numbers lines itself from Seq and First. Counting is a
+// pass over every byte on the goroutine that calls Next, which is also
+// the first to touch a mapped chunk's pages; call it before the first
+// Next.
+func (c *Chunker) DeferLines() { c.noCount = true }
+
+// chunk returns a new Chunk of the current input, numbered.
+func (c *Chunker) chunk(data, buf, mem []byte) *Chunk {
+	ch := &Chunk{Data: data, Name: c.name, Line: c.line, Seq: c.seq, First: c.first, buf: buf, mem: mem}
+	if c.noCount {
+		ch.Line = 0
+	}
+	c.seq++
+	c.first = false
+	return ch
 }
 
 // NewChunker returns a Chunker making chunks of about size bytes (larger
@@ -80,6 +108,7 @@ func (c *Chunker) Next() (*Chunk, error) {
 				return nil, err
 			}
 			c.cur, c.name, c.line, c.carry = in, displayName(name), 1, c.carry[:0]
+			c.first = true
 			if i, ok := in.(*input); ok {
 				c.curRaw = i.raw
 				c.mapped, c.mapSize, c.mapPos = mappable(i), 0, 0
@@ -146,8 +175,10 @@ func (c *Chunker) Next() (*Chunk, error) {
 			c.free <- buf
 			continue
 		}
-		ch := &Chunk{Data: buf, Name: c.name, Line: c.line, buf: buf}
-		c.line += bytes.Count(buf, []byte{'\n'})
+		ch := c.chunk(buf, buf, nil)
+		if !c.noCount {
+			c.line += bytes.Count(buf, []byte{'\n'})
+		}
 		return ch, nil
 	}
 }
@@ -197,7 +228,9 @@ func (c *Chunker) nextMapped() (*Chunk, error) {
 				}
 				data = data[:cut+2]
 			}
-			lines = bytes.Count(data, []byte{'\n'})
+			if !c.noCount {
+				lines = bytes.Count(data, []byte{'\n'})
+			}
 			return nil
 		})
 		if err != nil || data == nil {
@@ -209,7 +242,7 @@ func (c *Chunker) nextMapped() (*Chunk, error) {
 			end = min(end+(end-start), c.mapSize)
 			continue
 		}
-		ch := &Chunk{Data: data, Name: c.name, Line: c.line, buf: buf, mem: mem}
+		ch := c.chunk(data, buf, mem)
 		c.line += lines
 		c.mapPos += int64(len(data))
 		c.rawRead.Store(c.done + c.mapPos)

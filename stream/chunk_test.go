@@ -109,6 +109,46 @@ func TestChunkerMappedAndRead(t *testing.T) {
 	}
 }
 
+// TestChunkerDeferLines: with DeferLines, chunks carry no line number,
+// and Seq and First number them as the counting Chunker does.
+func TestChunkerDeferLines(t *testing.T) {
+	text := sampleText(300)
+	dir := t.TempDir()
+	plain, other := filepath.Join(dir, "plain.txt"), filepath.Join(dir, "other.txt")
+	os.WriteFile(plain, []byte(text), 0o644)
+	os.WriteFile(other, []byte(text), 0o644)
+	for _, size := range []int{64, 4096} {
+		counted := chunks(t, NewChunker([]string{plain, "-", other}, strings.NewReader(text), size, 3))
+		ch := NewChunker([]string{plain, "-", other}, strings.NewReader(text), size, 3)
+		ch.DeferLines()
+		lines := 0
+		for i := 0; ; i++ {
+			c, err := ch.Next()
+			if err == io.EOF {
+				if i != len(counted) {
+					t.Errorf("size %d: %d chunks, want %d", size, i, len(counted))
+				}
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Seq != i || c.Line != 0 {
+				t.Errorf("size %d: chunk %d has Seq %d, Line %d", size, i, c.Seq, c.Line)
+			}
+			if c.First {
+				lines = 0
+			}
+			if i < len(counted) && counted[i].Line != lines+1 {
+				t.Errorf("size %d: chunk %d follows line %d; the counting Chunker starts it at %d", size, i, lines, counted[i].Line)
+			}
+			lines += bytes.Count(c.Data, []byte{'\n'})
+			ch.Release(c)
+		}
+		ch.Close()
+	}
+}
+
 // TestChunkerFileShrinks: a mapped file that shrinks while it is read
 // is an error naming it, not a crash.
 func TestChunkerFileShrinks(t *testing.T) {

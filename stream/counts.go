@@ -27,7 +27,7 @@ func (s *Counts) Size() int64 { return s.t.size() }
 func (s *Counts) Each(fn func(key []byte, c fold.Count) error) error {
 	for i := range s.t.entries {
 		e := &s.t.entries[i]
-		if err := fn(s.t.key(e), e.count); err != nil {
+		if err := fn(s.t.key(e), e.count()); err != nil {
 			return err
 		}
 	}

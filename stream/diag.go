@@ -66,6 +66,15 @@ func (d *Diag) Malformed(name string, line int, text []byte, why string) error {
 	return nil
 }
 
+// Shows reports whether the next malformed line would be shown (or
+// returned, when strict) with its line number: a reader that must wait to
+// learn line numbers (Chunker.DeferLines) need not once it is false.
+func (d *Diag) Shows() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.strict || d.shown < d.Verbatim
+}
+
 // Skip counts n malformed lines without showing them.
 func (d *Diag) Skip(n int) { d.count.Add(int64(n)) }
 

@@ -93,6 +93,26 @@ func openRun(path string) (*runReader, error) {
 
 // next reads the next record; it returns io.EOF at the end of the run.
 func (r *runReader) next() error {
+	// The whole record from the buffer, when it is there: one Peek and
+	// one Discard rather than a call per byte of its varints.
+	if b, _ := r.br.Peek(binary.MaxVarintLen64); len(b) > 0 {
+		if n, w := binary.Uvarint(b); w > 0 && n <= runBufSize-2*binary.MaxVarintLen64-1 {
+			if b, _ := r.br.Peek(w + int(n) + 1 + binary.MaxVarintLen64); len(b) >= w+int(n)+2 && b[w+int(n)] == 0 {
+				if v, vw := binary.Uvarint(b[w+int(n)+1:]); vw > 0 {
+					r.stack = append(r.stack[:0], b[w:w+int(n)]...)
+					r.count = fold.Int(v)
+					r.br.Discard(w + int(n) + 1 + vw)
+					return nil
+				}
+			}
+		}
+	}
+	return r.nextSlow()
+}
+
+// nextSlow is next a byte at a time: for decimal counts, records longer
+// than the buffer, and the end of the run.
+func (r *runReader) nextSlow() error {
 	n, err := binary.ReadUvarint(r.br)
 	if err != nil {
 		if err == io.EOF {

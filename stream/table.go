@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/pfold/pfold/fold"
@@ -27,13 +29,32 @@ type table struct {
 
 type entry struct {
 	hash  uint64 // the stack's hash; sortFrom's digit once sorting
+	val   uint64 // the count: an integer, or a decimal's float64 bits when dec
 	chunk uint32
 	off   uint32
 	n     uint32
-	count fold.Count
+	dec   bool
 }
 
-const entrySize = 48
+// entrySize is what an entry takes: 32 bytes, where a fold.Count in it
+// made 48 (the sort moves entries, and the budget holds a third more
+// stacks).
+const entrySize = 32
+
+func (e *entry) count() fold.Count {
+	if e.dec {
+		return fold.Dec(math.Float64frombits(e.val))
+	}
+	return fold.Int(e.val)
+}
+
+func (e *entry) setCount(c fold.Count) {
+	if e.dec = c.Float; c.Float {
+		e.val = math.Float64bits(c.F)
+	} else {
+		e.val = c.N
+	}
+}
 
 func newTable(chunk int) *table {
 	return &table{chunk: chunk, entries: make([]entry, 0, 512)}
@@ -50,6 +71,16 @@ func (t *table) size() int64 {
 		n += int64(cap(c))
 	}
 	return n
+}
+
+// used returns the bytes the table's entries take, not counting the
+// room its arrays keep for more.
+func (t *table) used() int64 {
+	var n int64
+	for _, c := range t.chunks[:min(t.cur+1, len(t.chunks))] {
+		n += int64(len(c))
+	}
+	return n + int64(len(t.entries))*(entrySize+16)
 }
 
 // growthCost returns how many more bytes adding one new stack of n bytes
@@ -84,16 +115,17 @@ func (t *table) find(h uint64, stack []byte) (*entry, int) {
 func (t *table) add(h uint64, stack []byte, c fold.Count) error {
 	e, i := t.find(h, stack)
 	if e != nil {
-		sum, err := e.count.Add(c)
+		sum, err := e.count().Add(c)
 		if err != nil {
 			return err
 		}
-		e.count = sum
+		e.setCount(sum)
 		return nil
 	}
 	ci, off := t.store(stack)
 	t.ix.Insert(h, i, int32(len(t.entries)))
-	t.entries = append(t.entries, entry{hash: h, chunk: ci, off: off, n: uint32(len(stack)), count: c})
+	t.entries = append(t.entries, entry{hash: h, chunk: ci, off: off, n: uint32(len(stack))})
+	t.entries[len(t.entries)-1].setCount(c)
 	return nil
 }
 
@@ -151,7 +183,7 @@ func (t *table) sortFrom(es []entry, depth int) {
 	for i := range es {
 		es[i].hash = digit(t.key(&es[i]), depth)
 	}
-	slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.hash, b.hash) })
+	sortByDigit(es, bits.Len(uint(len(es)))*2)
 	for start := 0; start < len(es); {
 		end := start + 1
 		for end < len(es) && es[end].hash == es[start].hash {
@@ -178,6 +210,61 @@ func (t *table) sortFrom(es []entry, depth int) {
 	}
 }
 
+// sortByDigit sorts entries by their hash field (the digit): a
+// quicksort with three-way partitions, since many digits are equal
+// (stacks share their first bytes), on the entries themselves rather
+// than through a comparison function; past depth levels (a bad run of
+// pivots) it leaves the rest to slices.SortFunc.
+func sortByDigit(es []entry, depth int) {
+	for len(es) > 16 {
+		if depth == 0 {
+			slices.SortFunc(es, func(a, b entry) int { return cmp.Compare(a.hash, b.hash) })
+			return
+		}
+		depth--
+		// The median of the first, middle and last digits.
+		a, b, c := es[0].hash, es[len(es)/2].hash, es[len(es)-1].hash
+		if a > b {
+			a, b = b, a
+		}
+		if b > c {
+			b = c
+			if a > b {
+				b = a
+			}
+		}
+		pivot := b
+		// es[:lt] < pivot, es[lt:i] == pivot, es[gt:] > pivot.
+		lt, i, gt := 0, 0, len(es)
+		for i < gt {
+			switch d := es[i].hash; {
+			case d < pivot:
+				es[lt], es[i] = es[i], es[lt]
+				lt++
+				i++
+			case d > pivot:
+				gt--
+				es[i], es[gt] = es[gt], es[i]
+			default:
+				i++
+			}
+		}
+		// The smaller side by recursion, the larger by the loop.
+		if lt < len(es)-gt {
+			sortByDigit(es[:lt], depth)
+			es = es[gt:]
+		} else {
+			sortByDigit(es[gt:], depth)
+			es = es[:lt]
+		}
+	}
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].hash < es[j-1].hash; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
 // digit returns the 8 bytes of key at depth as a big-endian integer,
 // zero-padded past its end.
 func digit(key []byte, depth int) uint64 {
@@ -193,6 +280,12 @@ func digit(key []byte, depth int) uint64 {
 
 // reset empties the table, keeping its arrays for reuse.
 func (t *table) reset() {
+	if t.ix.Size() > 64*int64(t.ix.Len()) {
+		// Its index is 8 times the size these entries needed (the table
+		// was larger before an early spill): a probe's home slot is
+		// anywhere in it, a cache miss each, so it starts small again.
+		t.ix.Release()
+	}
 	t.ix.Reset()
 	t.entries = t.entries[:0]
 	for i := range t.chunks {

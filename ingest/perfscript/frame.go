@@ -94,6 +94,7 @@ func (p *Parser) java() bool { return bytes.HasPrefix(p.pname, []byte("java")) }
 // frameKey is frameLine with the line's key (the trimmed line) and its
 // hash already computed.
 func (p *Parser) frameKey(name string, lineNo int, line, key []byte, h uint64) error {
+	p.fresh = false
 	p.commit()
 	if p.skip || p.skipRest {
 		return nil
@@ -120,7 +121,7 @@ func (p *Parser) frameKey(name string, lineNo int, line, key []byte, h uint64) e
 		if !p.cache.cacheable(key, p.pend, p.pendEnds, p.srcWant) {
 			p.expandIDs()
 		} else {
-			if p.cache.full(key, p.pend) {
+			if p.cacheFull(key, p.pend) {
 				if err := p.resetCache(); err != nil {
 					return err
 				}
@@ -208,7 +209,24 @@ func (p *Parser) resetCache() error {
 		return err
 	}
 	p.cache.reset()
+	p.blocks.reset()
+	p.prefixes.reset()
+	p.mods.reset()
+	p.guesses = [len(p.guesses)]blockGuess{}
 	return nil
+}
+
+// cacheSize is what the caches of folded lines hold together: the frame
+// cache and the sample path's blocks, prefixes and modules.
+func (p *Parser) cacheSize() int64 {
+	return p.cache.size() + p.blocks.size() + p.prefixes.size() + p.mods.size()
+}
+
+// cacheFull is the frame cache's full, with the sample path's caches
+// counted in.
+func (p *Parser) cacheFull(key, text []byte) bool {
+	n := len(key) + len(text)
+	return p.cacheSize()+int64(n+64) > p.cache.limit || len(p.cache.arena)+n > 1<<31
 }
 
 // trimSpace trims spaces, tabs and a carriage return from both ends.
@@ -241,7 +259,7 @@ func (p *Parser) parseFrame(name string, lineNo int, line []byte) (skipAfter boo
 		return false, nil
 	}
 	if len(rawfunc) == 0 && len(pc) == 0 && mod == nil {
-		return false, p.diag.Malformed(name, lineNo, line, "not a perf script frame line")
+		return false, p.malformed(name, lineNo, line, "not a perf script frame line")
 	}
 	if len(rawfunc) == 0 {
 		rawfunc = unknownSym
@@ -250,8 +268,14 @@ func (p *Parser) parseFrame(name string, lineNo int, line []byte) (skipAfter boo
 	if i := bytes.LastIndex(rawfunc, []byte("+0x")); i > 0 && isHex(rawfunc[i+3:]) {
 		rawfunc = rawfunc[:i]
 	}
+	return p.parseSym(pc, rawfunc, mod), nil
+}
+
+// parseSym is parseFrame from the symbol on: rawfunc is the symbol
+// without its offset ([unknown] when the line had none).
+func (p *Parser) parseSym(pc, rawfunc, mod []byte) (skipAfter bool) {
 	if rawfunc[0] == '(' && !bytes.HasPrefix(rawfunc, []byte("(anonymous namespace)")) {
-		return false, nil // stackcollapse-perf.pl skips these "process name" frames
+		return false // stackcollapse-perf.pl skips these "process name" frames
 	}
 	rawfunc = p.fixRust(rawfunc)
 
@@ -302,10 +326,10 @@ func (p *Parser) parseFrame(name string, lineNo int, line []byte) (skipAfter boo
 	}
 	for _, s := range p.opt.SkipAfter {
 		if string(raw) == s {
-			return true, nil
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 var unknownSym = []byte("[unknown]")
@@ -427,6 +451,23 @@ func isJITModule(mod []byte) bool {
 // Go's method receiver "pkg.(*T).M", and not "(anonymous namespace)".
 func appendTidy(dst, fn []byte) []byte {
 	cut := len(fn)
+	if bytes.IndexByte(fn, '(') >= 0 {
+		cut = tidyCut(fn)
+	}
+	start := len(dst)
+	dst = append(dst, fn[:cut]...)
+	for s := dst[start:]; ; {
+		i := bytes.IndexByte(s, ';')
+		if i < 0 {
+			return dst
+		}
+		s[i] = ':'
+		s = s[i+1:]
+	}
+}
+
+// tidyCut returns where appendTidy cuts fn: at its first top-level '('.
+func tidyCut(fn []byte) int {
 	depth := 0
 	lastDot := -1
 	for i, c := range fn {
@@ -437,20 +478,12 @@ func appendTidy(dst, fn []byte) []byte {
 			depth--
 		case '(':
 			if depth == 0 && lastDot != i && !bytes.HasPrefix(fn[i:], []byte("(anonymous namespace)")) {
-				cut = i
-				goto done
+				return i
 			}
 			depth++
 		case '.':
 			lastDot = i + 1
 		}
 	}
-done:
-	for _, c := range fn[:cut] {
-		if c == ';' {
-			c = ':'
-		}
-		dst = append(dst, c)
-	}
-	return dst
+	return len(fn)
 }

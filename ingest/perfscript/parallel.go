@@ -17,6 +17,11 @@ import (
 // first event of the input, found before the workers start. Each parser
 // is flushed at the end, so opt.Batch may be set.
 func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stream.Aggregator) (Stats, error) {
+	// Lines are numbered by the parsers rather than by the Chunker, which
+	// would count every chunk on the goroutine that cuts them: they count
+	// as they go, and learn where their chunk starts only for a message.
+	ch.DeferLines()
+	ledger := newLineLedger()
 	first, err := ch.Next()
 	if err == io.EOF {
 		return Stats{}, nil
@@ -45,14 +50,31 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 	var wg sync.WaitGroup
 	for i, agg := range aggs {
 		parsers[i] = New(opt, agg.Add, diag)
+		parsers[i].ledger = ledger
 		wg.Add(1)
 		go func(p *Parser, errp *error) {
 			defer wg.Done()
 			for c := range work {
+				lines := -1
 				if *errp == nil {
 					if *errp = stream.CatchFault(c.Name, func() error { return foldChunk(p, c) }); *errp != nil {
 						stop.Store(true)
+					} else {
+						lines = p.chunkLines
 					}
+				}
+				if c.Line == 0 {
+					if lines < 0 {
+						// Not parsed (or not to its end): counted, so
+						// that the parsers of the chunks after it may
+						// still number their lines.
+						lines = 0
+						stream.CatchFault(c.Name, func() error {
+							lines = bytes.Count(c.Data, []byte{'\n'})
+							return nil
+						})
+					}
+					ledger.done(c.Seq, c.First, lines)
 				}
 				ch.Release(c)
 			}
@@ -103,6 +125,13 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 
 func foldChunk(p *Parser, c *stream.Chunk) error {
 	data, n := c.Data, c.Line
+	p.chunk = nil
+	if n == 0 {
+		// Lines numbered from the chunk's start, the ledger knowing where
+		// that is (see FoldChunks).
+		n, p.chunk = 1, c
+	}
+	start := n
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -115,7 +144,7 @@ func foldChunk(p *Parser, c *stream.Chunk) error {
 		if p.diag.Count() != before && p.opt.Mixed != nil && p.mixedChecks < maxMixedChecks {
 			p.mixedChecks++
 			window := c.Data[len(c.Data)-len(data)-len(line)-min(1, len(data)):]
-			if mixed := p.opt.Mixed(c.Name, n, window); mixed != nil {
+			if mixed := p.opt.Mixed(c.Name, p.lineNo(n), window); mixed != nil {
 				return mixed
 			}
 		}
@@ -124,13 +153,94 @@ func foldChunk(p *Parser, c *stream.Chunk) error {
 		}
 		n++
 		if p.inSample && !p.skip && !p.opt.Srcline && len(data) > 0 && (data[0] == ' ' || data[0] == '\t') {
+			if p.samplePath() {
+				rest, lines, ok, err := p.sample(data)
+				if err != nil {
+					return err
+				}
+				if ok {
+					data, n = rest, n+lines
+					continue
+				}
+			}
 			var err error
 			if data, n, err = p.frameRun(c.Name, n, data); err != nil {
 				return err
 			}
 		}
 	}
-	return p.End()
+	p.chunkLines = n - start
+	err := p.End()
+	p.chunk = nil
+	return err
+}
+
+// lineLedger knows where each chunk's lines start in its input, from the
+// number of lines of the chunks before it, as their parsers finish them.
+type lineLedger struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	counts []int // by Seq: the chunk's lines, -1 until it is done
+	first  []bool
+	bases  []int // by Seq: the number of its first line, below upto
+	upto   int   // every chunk below is done
+}
+
+func newLineLedger() *lineLedger {
+	l := &lineLedger{}
+	l.cond.L = &l.mu
+	return l
+}
+
+// done records that chunk seq, of lines lines, is done.
+func (l *lineLedger) done(seq int, first bool, lines int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for len(l.counts) <= seq {
+		l.counts, l.first = append(l.counts, -1), append(l.first, false)
+	}
+	l.counts[seq], l.first[seq] = lines, first
+	for l.upto < len(l.counts) && l.counts[l.upto] >= 0 {
+		b := 1
+		if l.upto > 0 && !l.first[l.upto] {
+			b = l.bases[l.upto-1] + l.counts[l.upto-1]
+		}
+		l.bases = append(l.bases, b)
+		l.upto++
+	}
+	l.cond.Broadcast()
+}
+
+// base returns the number of the first line of chunk seq, waiting for
+// the chunks before it to be done. Chunks are handed out in order, so
+// they are all being parsed: the waits end.
+func (l *lineLedger) base(seq int, first bool) int {
+	if first {
+		return 1
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.upto < seq {
+		l.cond.Wait()
+	}
+	return l.bases[seq-1] + l.counts[seq-1]
+}
+
+// lineNo returns the number in its input of line n of the chunk being
+// folded.
+func (p *Parser) lineNo(n int) int {
+	if p.chunk == nil || p.ledger == nil {
+		return n
+	}
+	return p.ledger.base(p.chunk.Seq, p.chunk.First) + n - 1
+}
+
+// malformed is diag.Malformed with the line numbered in its input.
+func (p *Parser) malformed(name string, n int, line []byte, why string) error {
+	if p.chunk != nil && p.diag.Shows() {
+		n = p.lineNo(n)
+	}
+	return p.diag.Malformed(name, n, line, why)
 }
 
 // maxMixedChecks bounds how many malformed lines a worker asks

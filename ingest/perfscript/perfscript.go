@@ -103,6 +103,8 @@ type Parser struct {
 	events      []string
 	eventCounts []int64 // samples per event, as events
 	noted       bool
+	lastEvent   int  // the index in events of the last sample's event
+	lastKept    bool // whether its samples are kept
 	cache       frameCache
 	scratch     []byte
 	fallback    []byte
@@ -112,15 +114,36 @@ type Parser struct {
 
 	// Batching (opt.Batch): while byID, the sample's frames are the cache
 	// entries ids, whose text totals idText bytes, and not in frames.
-	batch     *stream.Counts
-	batchN    int64 // samples batched
-	batchKeys int64 // distinct keys among them, summed over the flushes
-	noBatch   bool  // batching stopped: samples seldom repeated
-	byID      bool
-	ids       []uint32
-	idText    int
-	key       []byte
-	dids      []uint32
+	batch         *stream.Counts
+	batchN        int64 // samples batched
+	batchKeys     int64 // distinct keys among them, summed over the flushes
+	batchNFlushed int64 // batchN at the last flush
+	noBatch       bool  // batching stopped: samples seldom repeated
+	byID          bool
+	ids           []uint32
+	idText        int
+	key           []byte
+	dids          []uint32
+
+	// The sample path (fast.go).
+	fresh      bool // a header has just been read: no frame line yet
+	noFast     bool // the path stopped: most samples were not its
+	fastHits   int64
+	fastMisses int64
+	blocks     textCache // callers' lines, with the process name
+	prefixes   textCache // the folded text of blocks
+	mods       textCache // leaves' modules, "(dso)"
+	guesses    [1 << guessBits]blockGuess
+	lastBlock  int32       // the block sample found or entered, for its guess
+	samples    sampleTable // batched samples, by block and leaf
+	bframes    []byte      // addBlock's and leafEntry's scratch
+	bends      []int32
+	blines     []int32
+	btext      []byte
+	leafPC     []byte // the fields of the leaf leafKey last took
+	leafSym    []byte // (the symbol without its offset)
+	leafMod    []byte
+	lastMod    []byte // the last leaf's "(module)", a copy
 
 	runLines  [][]byte // frameRun's scratch
 	runKeys   [][]byte
@@ -131,6 +154,9 @@ type Parser struct {
 
 	stats       Stats
 	mixedChecks int
+	ledger      *lineLedger   // FoldChunks's, numbering its chunks' lines
+	chunk       *stream.Chunk // the chunk being folded, when its lines count from 1
+	chunkLines  int           // the lines foldChunk folded of its chunk
 }
 
 // New returns a parser that passes each folded sample to emit
@@ -191,7 +217,7 @@ func (p *Parser) Line(name string, lineNo int, line []byte) error {
 		// A stray line inside a sample: it alone is skipped, and the
 		// sample keeps the frames around it (ending the sample there
 		// dropped the rest of its frames without a word).
-		return p.diag.Malformed(name, lineNo, line, "not a frame line, inside a sample (the sample is kept without it)")
+		return p.malformed(name, lineNo, line, "not a frame line, inside a sample (the sample is kept without it)")
 	}
 	if err := p.End(); err != nil {
 		return err
@@ -227,6 +253,7 @@ func (p *Parser) begin() {
 	p.byID = p.batch != nil && !p.noBatch
 	p.ids = p.ids[:0]
 	p.idText = 0
+	p.fresh = false
 }
 
 // End finishes the sample being read, if any: call it at the end of each
@@ -246,9 +273,6 @@ func (p *Parser) End() error {
 			return nil // the stack would be empty
 		}
 		p.stats.Samples++
-		if p.opt.Folded != nil {
-			p.opt.Folded.Add(1)
-		}
 		if p.opt.Folded != nil {
 			p.opt.Folded.Add(1)
 		}
@@ -304,22 +328,30 @@ func (p *Parser) addBatch(named bool) error {
 		return err
 	}
 	p.batchN++
-	if p.batch.Size() > p.opt.Batch {
+	if p.batchSize() > p.opt.Batch {
 		return p.Flush()
 	}
 	return nil
 }
 
+// batchSize is what the two batches hold: samples by frame-cache entries
+// and, on the sample path, by block and leaf entries.
+func (p *Parser) batchSize() int64 { return p.batch.Size() + p.samples.size() }
+
 // Flush emits the samples summed by batching (see Batch). It is called
 // when the batch is full, when the frame cache empties, and at the end.
 func (p *Parser) Flush() error {
-	if p.batch == nil || p.batch.Len() == 0 {
+	if p.batch == nil || p.batch.Len() == 0 && p.samples.n == 0 {
 		return nil
 	}
 	// When samples mostly differ, batching only adds a table in front of
 	// the Aggregator's: stop it.
-	p.batchKeys += int64(p.batch.Len())
+	p.batchKeys += int64(p.batch.Len()) + int64(p.samples.n)
 	p.noBatch = p.batchN >= 1<<12 && p.batchKeys > p.batchN/2
+	p.batchNFlushed = p.batchN
+	if err := p.flushSamples(); err != nil {
+		return err
+	}
 	err := p.batch.Each(func(k []byte, c fold.Count) error {
 		var name []byte
 		n, w := binary.Uvarint(k)
@@ -371,8 +403,18 @@ func isTime(b []byte) bool {
 	if len(b) < 3 || b[len(b)-1] != ':' {
 		return false
 	}
-	s, f, ok := bytes.Cut(b[:len(b)-1], []byte{'.'})
-	return ok && isDigits(s) && isDigits(f)
+	// Digits, one '.', digits, none of them empty (bytes.Cut and isDigits
+	// twice, in one pass).
+	b = b[:len(b)-1]
+	dot := -1
+	for i, c := range b {
+		if c == '.' && dot < 0 {
+			dot = i
+		} else if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return dot > 0 && dot < len(b)-1
 }
 
 func isCPU(b []byte) bool {
@@ -392,7 +434,11 @@ func (p *Parser) tokens(line []byte) [][2]int {
 		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
 			j++
 		}
-		t = append(t, [2]int{i, j})
+		// Each half stored alone: a [2]int built on the stack and copied
+		// whole stalled on store forwarding, token after token.
+		t = append(t, [2]int{})
+		t[len(t)-1][0] = i
+		t[len(t)-1][1] = j
 		i = j
 	}
 	p.tok = t
@@ -428,14 +474,16 @@ func (p *Parser) unindentedFrame(line []byte) bool {
 }
 
 func (p *Parser) header(name string, lineNo int, line []byte) error {
-	line = bytes.TrimRight(line, " \t\r")
+	for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t' || line[len(line)-1] == '\r') {
+		line = line[:len(line)-1]
+	}
 	t := p.tokens(line)
 	tok := func(i int) []byte { return line[t[i][0]:t[i][1]] }
 
 	// Lines perf prints between samples for --show-task-events,
 	// --show-mmap-events and the like are not samples.
-	for i := range t {
-		if bytes.HasPrefix(tok(i), []byte("PERF_RECORD_")) {
+	for _, r := range t {
+		if line[r[0]] == 'P' && bytes.HasPrefix(line[r[0]:r[1]], []byte("PERF_RECORD_")) {
 			return nil
 		}
 	}
@@ -476,11 +524,12 @@ func (p *Parser) header(name string, lineNo int, line []byte) error {
 		p.begin()
 		p.skip = true
 		p.stats.Skipped++
-		return p.diag.Malformed(name, lineNo, line, "not a perf script sample header")
+		return p.malformed(name, lineNo, line, "not a perf script sample header")
 	}
 
 	p.begin()
 	p.hasName = true
+	p.fresh = true
 	comm := line[t[0][0]:t[commEnd-1][1]]
 	p.pname = appendComm(p.pname[:0], comm)
 	if p.opt.PID || p.opt.TID {
@@ -556,6 +605,11 @@ func appendComm(dst, comm []byte) []byte {
 }
 
 func (p *Parser) keepEvent(ev []byte) bool {
+	if p.lastEvent < len(p.events) && p.events[p.lastEvent] == string(ev) {
+		// The event of the sample before: the same verdict.
+		p.eventCounts[p.lastEvent]++
+		return p.lastKept
+	}
 	known := -1
 	for i, e := range p.events {
 		if e == string(ev) {
@@ -564,6 +618,17 @@ func (p *Parser) keepEvent(ev []byte) bool {
 		}
 	}
 	if known < 0 {
+		known = len(p.events)
+	}
+	p.lastEvent = known
+	p.lastKept = p.newEvent(ev, known)
+	return p.lastKept
+}
+
+// newEvent is keepEvent for an event other than the last sample's, known
+// being its index in events (len(events) when new).
+func (p *Parser) newEvent(ev []byte, known int) bool {
+	if known == len(p.events) {
 		known = len(p.events)
 		p.events = append(p.events, string(ev))
 		p.eventCounts = append(p.eventCounts, 0)

@@ -262,3 +262,27 @@ func TestBatchStopsWhenSamplesDiffer(t *testing.T) {
 		t.Fatalf("batched fold differs:\n%s", stacktest.FirstDiff(b.String(), want))
 	}
 }
+
+// TestSamplePathTakesSamples: on a real recording, folding chunks takes
+// the sample path (fast.go) for nearly every sample, and the output is
+// the serial fold's (foldPerf checks that for every fixture).
+func TestSamplePathTakesSamples(t *testing.T) {
+	for _, batch := range []int64{0, 32 << 20} {
+		p := New(Options{Batch: batch}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+		r := stream.NewReader([]string{"../../testdata/perf/recorded/gobuild.txt.gz"})
+		var data []byte
+		for r.Scan() {
+			data = append(append(data, r.Bytes()...), '\n')
+		}
+		r.Close()
+		if err := foldChunk(p, &stream.Chunk{Data: data, Name: "gobuild.txt", Line: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if n := p.Counts().Samples; p.fastHits < n*9/10 {
+			t.Errorf("batch %d: %d of %d samples took the sample path", batch, p.fastHits, n)
+		}
+	}
+}
