@@ -58,6 +58,18 @@ func NewReaderStdin(names []string, stdin io.Reader) *Reader {
 	return r
 }
 
+// NewReaderOf returns a Reader of one input already open and
+// decompressed, called name in Name (and so in diagnostics): for parsers
+// handed an input's bytes (format.DocumentParser) that read it by lines.
+// Closing the Reader does not close in.
+func NewReaderOf(name string, in io.Reader) *Reader {
+	r := &Reader{buf: make([]byte, readBufSize)}
+	r.cur = io.NopCloser(in)
+	r.name = displayName(name)
+	r.atStart = true
+	return r
+}
+
 // Scan advances to the next line, opening the next input when one ends.
 // It returns false at the end of the last input or on an error.
 func (r *Reader) Scan() bool {

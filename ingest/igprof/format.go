@@ -2,8 +2,8 @@ package igprof
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
+	"io"
 
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/stream"
@@ -18,7 +18,9 @@ var Format = format.Format{
 	Replaces:    "igprof-analyse (pigprof)",
 	Description: "an IgProf dump",
 	Sniff:       Sniff,
-	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+	// A document parser, not a line parser: a dump's lines are tokenized
+	// on every core (Fold), which a line-at-a-time parser cannot do.
+	NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
 		env := format.EnvOf(opts)
 		f := NewFolder(Options{Agg: stream.Options{Mem: env.Mem, TmpDir: env.TmpDir}}, emit)
 		return &parser{f: f, diag: diag}, nil
@@ -28,19 +30,15 @@ var Format = format.Format{
 type parser struct {
 	f    *Folder
 	diag *stream.Diag
-	line int
 }
 
-func (p *parser) Line(name string, n int, line []byte) error {
-	err := p.f.Line(name, line)
-	var se *SyntaxError
-	if errors.As(err, &se) {
-		return p.diag.Malformed(name, n, line, se.Why)
-	}
-	return err
+// Read folds the lines of one input into the call-path tree; Finish
+// emits the tree once every input is read.
+func (p *parser) Read(name string, in io.Reader) error {
+	r := stream.NewReaderOf(name, in)
+	defer r.Close()
+	return foldLines(r, p.f, p.diag)
 }
-
-func (p *parser) End() error { return nil }
 
 // Finish emits what the call-path tree holds, once every dump is read.
 func (p *parser) Finish() error {

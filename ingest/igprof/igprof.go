@@ -665,6 +665,13 @@ func parseDecimalFraction(s string) (num, den uint64, err error) {
 // FoldSerial folds every line of r into f, reporting malformed
 // lines to diag, then finishes f, on one goroutine.
 func FoldSerial(r *stream.Reader, f *Folder, diag *stream.Diag) error {
+	if err := foldLinesSerial(r, f, diag); err != nil {
+		return err
+	}
+	return f.Finish()
+}
+
+func foldLinesSerial(r *stream.Reader, f *Folder, diag *stream.Diag) error {
 	for r.Scan() {
 		if err := f.Line(r.Name(), r.Bytes()); err != nil {
 			// Only here: errors.As's target escapes, one allocation.
@@ -677,10 +684,7 @@ func FoldSerial(r *stream.Reader, f *Folder, diag *stream.Diag) error {
 			}
 		}
 	}
-	if err := r.Err(); err != nil {
-		return err
-	}
-	return f.Finish()
+	return r.Err()
 }
 
 // ValueKind selects which of a counter's three numbers is folded.

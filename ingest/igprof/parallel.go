@@ -171,9 +171,18 @@ func (f *Folder) foldTokenized(ln *igLine, vals []igValue) (bool, error) {
 // diag, then finishes f. With more than one CPU, lines are tokenized in
 // parallel (see igBatch); the result is FoldSerial's.
 func Fold(r *stream.Reader, f *Folder, diag *stream.Diag) error {
+	if err := foldLines(r, f, diag); err != nil {
+		return err
+	}
+	return f.Finish()
+}
+
+// foldLines is Fold without the Finish, so that several inputs read
+// apart (pfold's format, one input at a time) fold into one tree.
+func foldLines(r *stream.Reader, f *Folder, diag *stream.Diag) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 {
-		return FoldSerial(r, f, diag)
+		return foldLinesSerial(r, f, diag)
 	}
 	batches := 2*workers + 2
 	free := make(chan *igBatch, batches)
@@ -241,10 +250,7 @@ func Fold(r *stream.Reader, f *Folder, diag *stream.Diag) error {
 	if err != nil {
 		return err
 	}
-	if err := r.Err(); err != nil {
-		return err
-	}
-	return f.Finish()
+	return r.Err()
 }
 
 func (f *Folder) foldBatch(b *igBatch, diag *stream.Diag) error {
