@@ -11,13 +11,12 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/iotest"
-	"time"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/format/formattest"
 	"github.com/pfold/pfold/ingest/stackprof/marshal"
 	"github.com/pfold/pfold/stream"
 )
@@ -750,7 +749,7 @@ func BenchmarkStackprofLong(b *testing.B) {
 					in := data[enc]
 					b.SetBytes(int64(len(in)))
 					b.ReportAllocs()
-					defer cpuRate(b, int64(len(in)))()
+					defer formattest.CPURate(b, int64(len(in)))()
 					for b.Loop() {
 						emit := func([]byte, fold.Count) error { return nil }
 						var agg *stream.Aggregator
@@ -767,22 +766,6 @@ func BenchmarkStackprofLong(b *testing.B) {
 					}
 				})
 			}
-		}
-	}
-}
-
-// cpuRate reports the throughput by the process's CPU time (user and
-// system), which a machine shared with other jobs does not inflate as it
-// does the wall time behind MB/s.
-func cpuRate(b *testing.B, bytes int64) func() {
-	var before syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-	return func() {
-		var after syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-		cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
-		if cpu > 0 {
-			b.ReportMetric(float64(bytes)*float64(b.N)/cpu.Seconds()/1e6, "cpu-MB/s")
 		}
 	}
 }
