@@ -290,6 +290,9 @@ func (p *Parser) End() error {
 		return nil
 	}
 	p.stats.Samples++
+	if p.opt.Folded != nil {
+		p.opt.Folded.Add(1)
+	}
 	return p.emit(p.stack, p.weight)
 }
 
