@@ -362,10 +362,7 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 	p.fastHits++
 	p.inSample = false
 	p.fresh = false
-	p.stats.Samples++
-	if p.opt.Folded != nil {
-		p.opt.Folded.Add(1)
-	}
+	p.countSample()
 	if !batch {
 		return rest, lines, true, p.emit(p.joinStack(b, text, flags), p.weight)
 	}

@@ -272,10 +272,7 @@ func (p *Parser) End() error {
 		if (!named || len(p.pname) == 0) && p.idText == 0 {
 			return nil // the stack would be empty
 		}
-		p.stats.Samples++
-		if p.opt.Folded != nil {
-			p.opt.Folded.Add(1)
-		}
+		p.countSample()
 		return p.addBatch(named)
 	}
 	if !p.hasName && len(p.ends) == 0 {
@@ -289,11 +286,17 @@ func (p *Parser) End() error {
 	if len(p.stack) == 0 {
 		return nil
 	}
+	p.countSample()
+	return p.emit(p.stack, p.weight)
+}
+
+// countSample counts a sample folded, in the stats and in the progress
+// line's counter.
+func (p *Parser) countSample() {
 	p.stats.Samples++
 	if p.opt.Folded != nil {
 		p.opt.Folded.Add(1)
 	}
-	return p.emit(p.stack, p.weight)
 }
 
 // appendStack appends the folded stack of name (none when nil) and the
