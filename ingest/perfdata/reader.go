@@ -560,21 +560,30 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 			break
 		}
 		if ip >= contextMax {
-			switch ip {
-			case contextHV:
-				cpumode = cpumodeHV
-			case contextKernel:
-				cpumode = cpumodeKernel
-			case contextUser:
-				cpumode = cpumodeUser
-			default:
+			mode, ok := contextMode(ip)
+			if !ok {
 				return ips[:0], modes[:0] // a corrupt chain: perf drops it all
 			}
+			cpumode = mode
 			continue
 		}
 		ips, modes = append(ips, ip), append(modes, cpumode)
 	}
 	return ips, modes
+}
+
+// contextMode is the cpumode of the frames after a call chain's context
+// marker ip (>= contextMax); not ok for a marker perf does not know.
+func contextMode(ip uint64) (uint8, bool) {
+	switch ip {
+	case contextHV:
+		return cpumodeHV, true
+	case contextKernel:
+		return cpumodeKernel, true
+	case contextUser:
+		return cpumodeUser, true
+	}
+	return 0, false
 }
 
 // lbrFrames appends the frames of a sample recorded with --call-graph
@@ -599,16 +608,11 @@ func lbrFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8, bool)
 	cpumode := uint8(cpumodeUser)
 	for _, ip := range chain[:end+1] {
 		if ip >= contextMax {
-			switch ip {
-			case contextHV:
-				cpumode = cpumodeHV
-			case contextKernel:
-				cpumode = cpumodeKernel
-			case contextUser:
-				cpumode = cpumodeUser
-			default:
+			mode, ok := contextMode(ip)
+			if !ok {
 				return ips[:0], modes[:0], false // corrupt: perf walks it as usual, and drops it
 			}
+			cpumode = mode
 			continue
 		}
 		ips, modes = append(ips, ip), append(modes, cpumode)
