@@ -59,11 +59,7 @@ func TestMalformedLines(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"--event", "two words"}, {"--event", ""}, {"--bogus"}} {
-		if _, stderr, code := cmdtest.Run(command, "a 1\n", args...); code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
-		}
-	}
+	cmdtest.UsageErrors(t, command, "a 1\n", [][]string{{"--event", "two words"}, {"--event", ""}, {"--bogus"}})
 	if _, _, code := cmdtest.Run(command, "", "/nonexistent/x.folded"); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}
@@ -113,17 +109,5 @@ func TestBatchesAddInOrder(t *testing.T) {
 // external and spill, is the output with the default budget, byte for
 // byte.
 func TestMemIdentical(t *testing.T) {
-	for _, dec := range []int{0, 97} {
-		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
-		for _, args := range [][]string{{}, {"--no-compress"}} {
-			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
-			if code != 0 || len(want) == 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, stderr)
-			}
-			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", "--tmpdir", t.TempDir(), in)...)
-			if code != 0 || got != want {
-				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
-			}
-		}
-	}
+	cmdtest.MemIdentical(t, command, true, [][]string{{}, {"--no-compress"}})
 }

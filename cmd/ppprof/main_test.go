@@ -99,19 +99,14 @@ func TestDecimalsAndScale(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	cmdtest.UsageErrors(t, command, "a 1\n", [][]string{
 		{"--sample-type", "samples"},
 		{"--period-type", "/x"},
 		{"--period", "-1"},
 		{"--scale", "0"},
 		{"--scale", "-2"},
 		{"--no-such-flag"},
-	} {
-		_, stderr, code := cmdtest.Run(command, "a 1\n", args...)
-		if code != 2 || !strings.Contains(stderr, "Run 'ppprof --help'") {
-			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
-		}
-	}
+	})
 	_, stderr, code := cmdtest.Run(command, "", "/no/such/file")
 	if code != 1 || !strings.Contains(stderr, "/no/such/file") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
@@ -122,17 +117,5 @@ func TestUsageErrors(t *testing.T) {
 // take, is the output with the default budget, byte for byte (ppprof
 // holds only the names; --mem sets the runtime's memory limit).
 func TestMemIdentical(t *testing.T) {
-	for _, dec := range []int{0, 97} {
-		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
-		for _, args := range [][]string{{}, {"--sample-type", "cpu/nanoseconds", "--scale", "4"}} {
-			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
-			if code != 0 || len(want) == 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, stderr)
-			}
-			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", in)...)
-			if code != 0 || got != want {
-				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
-			}
-		}
-	}
+	cmdtest.MemIdentical(t, command, false, [][]string{{}, {"--sample-type", "cpu/nanoseconds", "--scale", "4"}})
 }
