@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,21 +13,14 @@ import (
 )
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {
-	dir := t.TempDir()
 	// The second file continues the first: "a;b" goes on, so a→b is one call.
 	first := stacktest.WriteFile(t, "1.folded", []byte("a;b 2\n"))
 	second := stacktest.GzipFile(t, "2.folded.gz", []byte("a;b;c 3\n"))
-	outPath := filepath.Join(dir, "out.callgrind")
 
-	stdout, stderr, code := cmdtest.Run(command, "", first, second, "-o", outPath, "--event", "cpu-clock", "--no-compress")
+	got, stdout, stderr, code := cmdtest.RunToFile(t, command, "out.callgrind", first, second, "--event", "cpu-clock", "--no-compress")
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := string(b)
 	for _, want := range []string{"events: cpu-clock\nsummary: 5\n", "fn=a\ncfl=???\ncfn=b\ncalls=1 0\n0 5\n", "fn=b\n0 2\ncfl=???\ncfn=c\ncalls=1 0\n0 3\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)

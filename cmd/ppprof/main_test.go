@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,20 +31,14 @@ func stacks(t *testing.T, data []byte) (map[string]int64, int64, *profile.Profil
 }
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {
-	dir := t.TempDir()
 	first := stacktest.WriteFile(t, "1.folded", []byte("main;a;b 2\nmain;c 1\n"))
 	second := stacktest.GzipFile(t, "2.folded.gz", []byte("main;a;b 3\nmain;a 4"))
-	outPath := filepath.Join(dir, "out.pb.gz")
 
-	stdout, stderr, code := cmdtest.Run(command, "", first, second, "-o", outPath, "--sample-type", "cpu/milliseconds", "--period", "10", "--period-type", "cpu/nanoseconds")
+	data, stdout, stderr, code := cmdtest.RunToFile(t, command, "out.pb.gz", first, second, "--sample-type", "cpu/milliseconds", "--period", "10", "--period-type", "cpu/nanoseconds")
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	data, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, total, p := stacks(t, data)
+	got, total, p := stacks(t, []byte(data))
 	want := map[string]int64{"main;a;b": 5, "main;c": 1, "main;a": 4}
 	if total != 10 || len(got) != len(want) || len(p.Sample) != 4 {
 		t.Errorf("total %d, stacks %v from %d samples; want 10, %v from 4", total, got, len(p.Sample), want)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,16 +9,13 @@ import (
 )
 
 func TestFilesStdinAndOutput(t *testing.T) {
-	dir := t.TempDir()
 	plain := stacktest.WriteFile(t, "1.folded", []byte("main;a 3\n"))
 	packed := stacktest.GzipFile(t, "2.folded.gz", []byte("main;b;a 1\n"))
-	outPath := filepath.Join(dir, "top.txt")
 
-	stdout, stderr, code := cmdtest.Run(command, "", plain, packed, "-o", outPath, "--stats")
+	got, stdout, stderr, code := cmdtest.RunToFile(t, command, "top.txt", plain, packed, "--stats")
 	if code != 0 || stdout != "" || !strings.Contains(stderr, "2 stacks, 0 lines malformed, 3 frames, total 4") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	got, _ := os.ReadFile(outPath)
 	for _, want := range []string{
 		"         4 (100.0%)           4 (100.0%)     a\n",
 		"         4 (100.0%)           0   (0.0%)     main\n",

@@ -3,6 +3,8 @@ package cmdtest
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,6 +51,21 @@ func run(newApp func() *cli.App, stdin string, args ...string) (app *cli.App, st
 	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
 	status = cmdutil.Run(app, append([]string{app.Name}, args...))
 	return app, out.String(), errw.String(), status
+}
+
+// RunToFile runs the binary of m as Run does, with no stdin and with
+// args and "-o" a file called name in a temporary directory of t, and
+// returns what it wrote to that file as well as to stdout and stderr. A
+// run that exits 0 must leave the file.
+func RunToFile[M Maker](t testing.TB, m M, name string, args ...string) (file, stdout, stderr string, status int) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	stdout, stderr, status = Run(m, "", append(args, "-o", path)...)
+	b, err := os.ReadFile(path)
+	if err != nil && status == 0 {
+		t.Fatal(err)
+	}
+	return string(b), stdout, stderr, status
 }
 
 // UsageErrors checks that the binary of m, run with stdin and each of
