@@ -14,8 +14,7 @@ import (
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {
 	// The second file continues the first: "a;b" goes on, so a→b is one call.
-	first := stacktest.WriteFile(t, "1.folded", []byte("a;b 2\n"))
-	second := stacktest.GzipFile(t, "2.folded.gz", []byte("a;b;c 3\n"))
+	first, second := stacktest.PlainAndGzip(t, "a;b 2\n", "a;b;c 3\n")
 
 	got, stdout, stderr, code := cmdtest.RunToFile(t, command, "out.callgrind", first, second, "--event", "cpu-clock", "--no-compress")
 	if code != 0 || stdout != "" || stderr != "" {

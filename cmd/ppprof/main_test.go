@@ -31,8 +31,7 @@ func stacks(t *testing.T, data []byte) (map[string]int64, int64, *profile.Profil
 }
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {
-	first := stacktest.WriteFile(t, "1.folded", []byte("main;a;b 2\nmain;c 1\n"))
-	second := stacktest.GzipFile(t, "2.folded.gz", []byte("main;a;b 3\nmain;a 4"))
+	first, second := stacktest.PlainAndGzip(t, "main;a;b 2\nmain;c 1\n", "main;a;b 3\nmain;a 4")
 
 	data, stdout, stderr, code := cmdtest.RunToFile(t, command, "out.pb.gz", first, second, "--sample-type", "cpu/milliseconds", "--period", "10", "--period-type", "cpu/nanoseconds")
 	if code != 0 || stdout != "" || stderr != "" {

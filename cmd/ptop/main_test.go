@@ -9,8 +9,7 @@ import (
 )
 
 func TestFilesStdinAndOutput(t *testing.T) {
-	plain := stacktest.WriteFile(t, "1.folded", []byte("main;a 3\n"))
-	packed := stacktest.GzipFile(t, "2.folded.gz", []byte("main;b;a 1\n"))
+	plain, packed := stacktest.PlainAndGzip(t, "main;a 3\n", "main;b;a 1\n")
 
 	got, stdout, stderr, code := cmdtest.RunToFile(t, command, "top.txt", plain, packed, "--stats")
 	if code != 0 || stdout != "" || !strings.Contains(stderr, "2 stacks, 0 lines malformed, 3 frames, total 4") {

@@ -163,6 +163,15 @@ func GzipFile(t testing.TB, name string, data []byte) string {
 	return WriteFile(t, name, b.Bytes())
 }
 
+// PlainAndGzip writes first to a file 1.folded and second gzipped to a
+// file 2.folded.gz, each in a temporary directory of t, and returns
+// their paths: the two inputs of a binary's test that files are read in
+// order as one stream, compressed or not.
+func PlainAndGzip(t testing.TB, first, second string) (plain, gzipped string) {
+	t.Helper()
+	return WriteFile(t, "1.folded", []byte(first)), GzipFile(t, "2.folded.gz", []byte(second))
+}
+
 // Golden compares got with the golden file at path; with update (the
 // test's -update flag) it rewrites the file first.
 func Golden(t testing.TB, path, got string, update bool) {
