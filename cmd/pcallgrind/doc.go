@@ -46,5 +46,13 @@ Examples:
 	pfold perf.txt | pcallgrind > out.callgrind && kcachegrind out.callgrind
 	pcallgrind --event cpu-clock -o out.callgrind stacks.folded.gz
 	stackprof --stackcollapse prof.dump | pcallgrind | callgrind_annotate --inclusive=yes /dev/stdin
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags, and the reading of folded lines in batches a goroutine ahead
+of callgrind.Profile (read.go); the callgrind format is package
+callgrind's.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/pfold/pfold/ingest"
-
 	"github.com/pfold/pfold/callgrind"
+	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"

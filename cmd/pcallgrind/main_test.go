@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,21 +13,13 @@ import (
 )
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {
-	dir := t.TempDir()
 	// The second file continues the first: "a;b" goes on, so a→b is one call.
-	first := stacktest.WriteFile(t, "1.folded", []byte("a;b 2\n"))
-	second := stacktest.GzipFile(t, "2.folded.gz", []byte("a;b;c 3\n"))
-	outPath := filepath.Join(dir, "out.callgrind")
+	first, second := stacktest.PlainAndGzip(t, "a;b 2\n", "a;b;c 3\n")
 
-	stdout, stderr, code := cmdtest.Run(command, "", first, second, "-o", outPath, "--event", "cpu-clock", "--no-compress")
+	got, stdout, stderr, code := cmdtest.RunToFile(t, command, "out.callgrind", first, second, "--event", "cpu-clock", "--no-compress")
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	b, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := string(b)
 	for _, want := range []string{"events: cpu-clock\nsummary: 5\n", "fn=a\ncfl=???\ncfn=b\ncalls=1 0\n0 5\n", "fn=b\n0 2\ncfl=???\ncfn=c\ncalls=1 0\n0 3\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
@@ -59,11 +49,7 @@ func TestMalformedLines(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"--event", "two words"}, {"--event", ""}, {"--bogus"}} {
-		if _, stderr, code := cmdtest.Run(command, "a 1\n", args...); code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
-		}
-	}
+	cmdtest.UsageErrors(t, command, "a 1\n", [][]string{{"--event", "two words"}, {"--event", ""}, {"--bogus"}})
 	if _, _, code := cmdtest.Run(command, "", "/nonexistent/x.folded"); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}
@@ -113,17 +99,5 @@ func TestBatchesAddInOrder(t *testing.T) {
 // external and spill, is the output with the default budget, byte for
 // byte.
 func TestMemIdentical(t *testing.T) {
-	for _, dec := range []int{0, 97} {
-		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
-		for _, args := range [][]string{{}, {"--no-compress"}} {
-			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
-			if code != 0 || len(want) == 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, stderr)
-			}
-			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", "--tmpdir", t.TempDir(), in)...)
-			if code != 0 || got != want {
-				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
-			}
-		}
-	}
+	cmdtest.MemIdentical(t, command, true, [][]string{{}, {"--no-compress"}})
 }

@@ -30,5 +30,13 @@ Examples:
 	pdiff before.folded after.folded | flamegraph.pl > diff.svg
 	pfold perf-new.txt | pdiff -n old.folded - | flamegraph.pl > diff.svg
 	pdiff after.folded before.folded | flamegraph.pl --negate > diff-before.svg
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags, how each side is read (streamed when sorted, else
+aggregated: side.go) and the --normalize and truncation of counts
+(normalize.go); the join of the two sorted sides is stream.Join.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

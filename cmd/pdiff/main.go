@@ -2,11 +2,11 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 
-	"github.com/pfold/pfold/ingest"
-
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
@@ -86,39 +86,34 @@ func run(c *cli.Context) error {
 	}
 
 	normalize := c.Bool("normalize") && b.total != a.total
-	out, err := cmdutil.Output(c)
-	if err != nil {
-		return err
-	}
-	var line []byte
 	var onlyBefore, onlyAfter, both int64
-	err = stream.Join(b.stacks, a.stacks, func(stack []byte, cb, ca fold.Count) error {
-		switch {
-		case cb.IsZero() && !ca.IsZero():
-			onlyAfter++
-		case ca.IsZero() && !cb.IsZero():
-			onlyBefore++
-		default:
-			both++
-		}
-		if normalize {
-			cb = Normalize(cb, b.total, a.total)
-		}
-		line = append(line[:0], stack...)
-		line = append(line, ' ')
-		line = cb.Append(line)
-		line = append(line, ' ')
-		line = ca.Append(line)
-		line = append(line, '\n')
-		_, err := out.Write(line)
+	err = cmdutil.WriteOutput(c, func(w io.Writer) error {
+		var line []byte
+		err := stream.Join(b.stacks, a.stacks, func(stack []byte, cb, ca fold.Count) error {
+			switch {
+			case cb.IsZero() && !ca.IsZero():
+				onlyAfter++
+			case ca.IsZero() && !cb.IsZero():
+				onlyBefore++
+			default:
+				both++
+			}
+			if normalize {
+				cb = Normalize(cb, b.total, a.total)
+			}
+			line = append(line[:0], stack...)
+			line = append(line, ' ')
+			line = cb.Append(line)
+			line = append(line, ' ')
+			line = ca.Append(line)
+			line = append(line, '\n')
+			_, err := w.Write(line)
+			return err
+		})
+		o.diag.Flush()
 		return err
 	})
-	o.diag.Flush()
 	if err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

@@ -184,11 +184,7 @@ func TestLargeSpilled(t *testing.T) {
 }
 
 func TestUsage(t *testing.T) {
-	for _, args := range [][]string{{}, {data + "before.txt"}, {data + "before.txt", data + "after.txt", data + "after.txt"}, {"-", "-"}, {"--bogus", "a", "b"}} {
-		if _, stderr, code := cmdtest.Run(command, "", args...); code != 2 {
-			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
-		}
-	}
+	cmdtest.UsageErrors(t, command, "", [][]string{{}, {data + "before.txt"}, {data + "before.txt", data + "after.txt", data + "after.txt"}, {"-", "-"}, {"--bogus", "a", "b"}})
 	if _, _, code := cmdtest.Run(command, "", data+"missing.txt", data+"after.txt"); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}

@@ -48,5 +48,11 @@ Examples:
 	pfold profile.dump | pdot --limit 40 | dot -Tsvg > graph.svg
 	perf script | pfold | pdot --node-fraction 0.01 -o graph.dot
 	pdot stacks.folded.gz | dot -Tpng > graph.png
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags; the call graph and its dot output are package report's.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

@@ -37,11 +37,7 @@ func TestGraph(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"--limit", "-1"}, {"--node-fraction", "1.5"}, {"--node-fraction", "-0.1"}, {"--node-fraction", "NaN"}, {"--bogus"}} {
-		if _, stderr, code := cmdtest.Run(command, "a 1\n", args...); code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
-		}
-	}
+	cmdtest.UsageErrors(t, command, "a 1\n", [][]string{{"--limit", "-1"}, {"--node-fraction", "1.5"}, {"--node-fraction", "-0.1"}, {"--node-fraction", "NaN"}, {"--bogus"}})
 	if stdout, stderr, code := cmdtest.Run(command, "a 1\nbad\n", "--strict"); code != 1 || stdout != "" || !strings.Contains(stderr, "-:2:") {
 		t.Errorf("--strict: exit %d, %q, %q", code, stdout, stderr)
 	}
@@ -50,17 +46,5 @@ func TestUsageErrors(t *testing.T) {
 // TestMemIdentical: the output with --mem 8MiB, where the tables spill,
 // is the output with the default budget, byte for byte.
 func TestMemIdentical(t *testing.T) {
-	for _, dec := range []int{0, 97} {
-		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
-		for _, args := range [][]string{{}, {"--limit", "300"}, {"--node-fraction", "0.001"}} {
-			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
-			if code != 0 || len(want) == 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, stderr)
-			}
-			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", "--tmpdir", t.TempDir(), in)...)
-			if code != 0 || got != want {
-				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
-			}
-		}
-	}
+	cmdtest.MemIdentical(t, command, true, [][]string{{}, {"--limit", "300"}, {"--node-fraction", "0.001"}})
 }

@@ -52,5 +52,13 @@ Examples:
 	pfold perf.txt | pfilter --no-root --grep-v '^cpu_idle' | flamegraph.pl > busy.svg
 	pfilter --from '^main$' --replace 's/\(.*$//' --drop-frame '^interp_' app.folded
 	pfilter --strip-addrs --max-depth 12 --top 100 --stats big.folded.zst -o top.folded
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags, the transforms recorded in command-line order (order.go)
+and made from their options; the transforms and the plan that applies
+them are package transform's.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

@@ -5,9 +5,8 @@ import (
 	"regexp"
 	"strconv"
 
-	"github.com/pfold/pfold/ingest"
-
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
 	"github.com/pfold/pfold/transform"
@@ -63,18 +62,13 @@ func run(c *cli.Context, args []transformArg) error {
 	if err != nil {
 		return err
 	}
-	aggOpt, err := cmdutil.AggregatorOptions(c)
-	if err != nil {
-		return err
-	}
-	diag := cmdutil.NewDiag(c)
-	in := cmdutil.Input(c)
-	defer in.Close()
+	var in *stream.Reader
 	var st transform.FilterStats
-	err = cmdutil.WriteFolded(c, func(emit func([]byte, fold.Count) error) error {
+	diag, err := cmdutil.Refold(c, func(agg stream.Options, diag *stream.Diag, emit func([]byte, fold.Count) error) error {
+		in = cmdutil.Input(c)
+		defer in.Close()
 		var err error
-		st, err = transform.Filter(stream.NewFoldedReader(in, diag), ts, transform.FilterOptions{Agg: aggOpt, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()}, emit)
-		diag.Flush()
+		st, err = transform.Filter(stream.NewFoldedReader(in, diag), ts, transform.FilterOptions{Agg: agg, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()}, emit)
 		return err
 	})
 	if err != nil {

@@ -151,14 +151,10 @@ func TestMalformedAndUsage(t *testing.T) {
 	if _, stderr, code := cmdtest.Run(command, in, "--strict"); code != 1 || !strings.Contains(stderr, "-:2:") {
 		t.Errorf("--strict: exit %d: %s", code, stderr)
 	}
-	for _, args := range [][]string{
+	cmdtest.UsageErrors(t, command, in, [][]string{
 		{"--grep", "("}, {"--grep", ""}, {"--replace", "s/a/b"}, {"--replace", "y/a/b/"},
 		{"--max-depth", "0"}, {"--top", "x"}, {"--min-count", "-1"}, {"--from", "a", "--skip-after", "b"},
-	} {
-		if _, stderr, code := cmdtest.Run(command, in, args...); code != 2 {
-			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
-		}
-	}
+	})
 }
 
 // TestCollapseRecursive checks --collapse-recursive against its oracles:

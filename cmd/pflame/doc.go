@@ -40,5 +40,13 @@ Examples:
 	perf script | pfold | pflame > cpu.svg
 	pflame --title Heap --countname bytes --colors mem mem.folded.gz -o mem.svg
 	pdiff before.folded after.folded | pflame --title 'after vs before' > diff.svg
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags, the palette file (read, and written back through a
+temporary file) and the holding back of the first bytes of the SVG;
+the drawing is package flame's.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

@@ -8,9 +8,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/pfold/pfold/ingest"
-
 	"github.com/pfold/pfold/flame"
+	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
@@ -19,7 +18,10 @@ import (
 func main() { command().Main() }
 
 func command() *cmdutil.Command {
-	d := flame.DefaultOptions()
+	// The flags set the options they name as they are parsed; run reads
+	// only what needs checking (--minwidth, the palette file).
+	o := flame.DefaultOptions()
+	d := o
 	return &cmdutil.Command{
 		Name:  "pflame",
 		Usage: "draw folded stacks as an interactive flame graph SVG",
@@ -27,27 +29,27 @@ func command() *cmdutil.Command {
 			"differential graph) and writes one self-contained SVG to stdout or -o FILE. Options are\n" +
 			"flamegraph.pl's, with the same names and meaning.",
 		Flags: append([]cli.Flag{
-			&cli.StringFlag{Name: "title", Usage: "heading `TEXT`", DefaultText: "Flame Graph, Icicle Graph or Flame Chart"},
-			&cli.StringFlag{Name: "subtitle", Usage: "second heading `TEXT`", DefaultText: "none"},
-			&cli.IntFlag{Name: "width", Value: d.Width, Usage: "image width in `PIXELS`"},
-			&cli.IntFlag{Name: "height", Value: d.FrameHeight, Usage: "height of each frame in `PIXELS`"},
-			&cli.StringFlag{Name: "fonttype", Value: d.FontType, Usage: "`FONT` family"},
-			&cli.Float64Flag{Name: "fontsize", Value: d.FontSize, Usage: "font size in `PIXELS`"},
-			&cli.Float64Flag{Name: "fontwidth", Value: d.FontWidth, Usage: "average character width relative to the font size (`RATIO`)"},
+			&cli.StringFlag{Name: "title", Destination: &o.Title, Usage: "heading `TEXT`", DefaultText: "Flame Graph, Icicle Graph or Flame Chart"},
+			&cli.StringFlag{Name: "subtitle", Destination: &o.Subtitle, Usage: "second heading `TEXT`", DefaultText: "none"},
+			&cli.IntFlag{Name: "width", Value: d.Width, Destination: &o.Width, Usage: "image width in `PIXELS`"},
+			&cli.IntFlag{Name: "height", Value: d.FrameHeight, Destination: &o.FrameHeight, Usage: "height of each frame in `PIXELS`"},
+			&cli.StringFlag{Name: "fonttype", Value: d.FontType, Destination: &o.FontType, Usage: "`FONT` family"},
+			&cli.Float64Flag{Name: "fontsize", Value: d.FontSize, Destination: &o.FontSize, Usage: "font size in `PIXELS`"},
+			&cli.Float64Flag{Name: "fontwidth", Value: d.FontWidth, Destination: &o.FontWidth, Usage: "average character width relative to the font size (`RATIO`)"},
 			&cli.StringFlag{Name: "minwidth", Value: d.MinWidth.String(), Usage: "leave out frames narrower than `N` pixels, or N% of the total; their share stays in the parent"},
-			&cli.StringFlag{Name: "countname", Value: d.CountName, Usage: "what the counts are (`TEXT`: samples, bytes, ...)"},
-			&cli.StringFlag{Name: "nametype", Value: d.NameType, Usage: "label `TEXT` before a hovered frame's name"},
-			&cli.StringFlag{Name: "colors", Aliases: []string{"color"}, Value: d.Colors, Usage: "`PALETTE`: " + strings.Join(flame.Palettes, ", ")},
-			&cli.StringFlag{Name: "bgcolors", Usage: "background `COLOR`: yellow, blue, green, grey or #rrggbb", DefaultText: "by palette"},
-			&cli.BoolFlag{Name: "hash", Usage: "colour by a hash of the name's first characters (similar names, similar colours)", DefaultText: "false"},
+			&cli.StringFlag{Name: "countname", Value: d.CountName, Destination: &o.CountName, Usage: "what the counts are (`TEXT`: samples, bytes, ...)"},
+			&cli.StringFlag{Name: "nametype", Value: d.NameType, Destination: &o.NameType, Usage: "label `TEXT` before a hovered frame's name"},
+			&cli.StringFlag{Name: "colors", Aliases: []string{"color"}, Value: d.Colors, Destination: &o.Colors, Usage: "`PALETTE`: " + strings.Join(flame.Palettes, ", ")},
+			&cli.StringFlag{Name: "bgcolors", Destination: &o.BgColors, Usage: "background `COLOR`: yellow, blue, green, grey or #rrggbb", DefaultText: "by palette"},
+			&cli.BoolFlag{Name: "hash", Destination: &o.Hash, Usage: "colour by a hash of the name's first characters (similar names, similar colours)", DefaultText: "false"},
 			&cli.BoolFlag{Name: "cp", Usage: "consistent palette: read colours from --palfile and write back the new ones", DefaultText: "false"},
 			&cli.StringFlag{Name: "palfile", Value: "palette.map", Usage: "palette `FILE` of --cp (setting it implies --cp)"},
-			&cli.BoolFlag{Name: "reverse", Usage: "reverse each stack, merging from the leaves", DefaultText: "false"},
-			&cli.BoolFlag{Name: "inverted", Usage: "icicle graph: root at the top", DefaultText: "false"},
-			&cli.BoolFlag{Name: "flamechart", Usage: "keep input order (x is time) instead of sorting and merging", DefaultText: "false"},
-			&cli.BoolFlag{Name: "negate", Usage: "swap red and blue in differential graphs", DefaultText: "false"},
-			&cli.Float64Flag{Name: "factor", Value: d.Factor, Usage: "multiply counts by `X` in labels"},
-			&cli.StringFlag{Name: "notes", Usage: "`TEXT` put in a comment in the SVG", DefaultText: "none"},
+			&cli.BoolFlag{Name: "reverse", Destination: &o.Reverse, Usage: "reverse each stack, merging from the leaves", DefaultText: "false"},
+			&cli.BoolFlag{Name: "inverted", Destination: &o.Inverted, Usage: "icicle graph: root at the top", DefaultText: "false"},
+			&cli.BoolFlag{Name: "flamechart", Destination: &o.FlameChart, Usage: "keep input order (x is time) instead of sorting and merging", DefaultText: "false"},
+			&cli.BoolFlag{Name: "negate", Destination: &o.Negate, Usage: "swap red and blue in differential graphs", DefaultText: "false"},
+			&cli.Float64Flag{Name: "factor", Value: d.Factor, Destination: &o.Factor, Usage: "multiply counts by `X` in labels"},
+			&cli.StringFlag{Name: "notes", Destination: &o.Notes, Usage: "`TEXT` put in a comment in the SVG", DefaultText: "none"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
 		Examples: []string{
@@ -57,43 +59,26 @@ func command() *cmdutil.Command {
 		},
 		Reads:         "folded stacks",
 		DescribeInput: ingest.Describe,
-		Run:           run,
+		Run:           func(c *cli.Context) error { return run(c, o) },
 	}
 }
 
-func options(c *cli.Context) (flame.Options, error) {
-	o := flame.DefaultOptions()
-	o.Title = c.String("title")
-	o.Subtitle = c.String("subtitle")
-	o.Width = c.Int("width")
-	o.FrameHeight = c.Int("height")
-	o.FontType = c.String("fonttype")
-	o.FontSize = c.Float64("fontsize")
-	o.FontWidth = c.Float64("fontwidth")
+// options completes the options the flags set with --minwidth, and
+// checks them.
+func options(c *cli.Context, o flame.Options) (flame.Options, error) {
 	mw, err := flame.ParseMinWidth(c.String("minwidth"))
 	if err != nil {
 		return o, cmdutil.UsageErrorf("--minwidth: %v", err)
 	}
 	o.MinWidth = mw
-	o.CountName = c.String("countname")
-	o.NameType = c.String("nametype")
-	o.Colors = c.String("colors")
-	o.BgColors = c.String("bgcolors")
-	o.Hash = c.Bool("hash")
-	o.Reverse = c.Bool("reverse")
-	o.Inverted = c.Bool("inverted")
-	o.FlameChart = c.Bool("flamechart")
-	o.Negate = c.Bool("negate")
-	o.Factor = c.Float64("factor")
-	o.Notes = c.String("notes")
 	if err := o.Check(); err != nil {
 		return o, cmdutil.UsageErrorf("%v", err)
 	}
 	return o, nil
 }
 
-func run(c *cli.Context) error {
-	opt, err := options(c)
+func run(c *cli.Context, flags flame.Options) error {
+	opt, err := options(c, flags)
 	if err != nil {
 		return err
 	}
@@ -157,23 +142,17 @@ func run(c *cli.Context) error {
 	if lines == 0 {
 		return nil // empty in, empty out, as every binary does
 	}
-	out, err := cmdutil.Output(c)
-	if err != nil {
-		return err
-	}
 	// Render writes an SVG saying "no valid input" before it reports
 	// ErrNoCounts; a failing binary writes nothing, so the start of the
 	// output is held back until it is known to be a graph.
-	held := &holdBack{w: out}
-	if err := g.Render(held); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := held.flush(); err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
+	err = cmdutil.WriteOutput(c, func(w io.Writer) error {
+		held := &holdBack{w: w}
+		if err := g.Render(held); err != nil {
+			return err
+		}
+		return held.flush()
+	})
+	if err != nil {
 		return err
 	}
 	if palfile != "" {

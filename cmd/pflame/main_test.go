@@ -70,18 +70,14 @@ func TestEmptyInput(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	cmdtest.UsageErrors(t, command, "a 1\n", [][]string{
 		{"--colors", "pink"},
 		{"--minwidth", "x"},
 		{"--bgcolors", "#12345"},
 		{"--width", "0"},
 		{"--factor", "-1"},
 		{"--nosuchflag"},
-	} {
-		if _, errs, code := cmdtest.Run(command, "a 1\n", args...); code != 2 || errs == "" {
-			t.Errorf("%q: code %d, stderr %q; want a usage error", args, code, errs)
-		}
-	}
+	})
 }
 
 func TestHelpAndVersion(t *testing.T) {
@@ -142,17 +138,5 @@ func TestStats(t *testing.T) {
 // TestMemIdentical: the output with --mem 8MiB, where the tables spill,
 // is the output with the default budget, byte for byte.
 func TestMemIdentical(t *testing.T) {
-	for _, dec := range []int{0, 97} {
-		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
-		for _, args := range [][]string{{}, {"--reverse", "--minwidth", "0.01"}} {
-			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
-			if code != 0 || len(want) == 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, stderr)
-			}
-			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", "--tmpdir", t.TempDir(), in)...)
-			if code != 0 || got != want {
-				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
-			}
-		}
-	}
+	cmdtest.MemIdentical(t, command, true, [][]string{{}, {"--reverse", "--minwidth", "0.01"}})
 }

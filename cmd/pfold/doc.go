@@ -45,5 +45,12 @@ Examples:
 	pfold --mem 64MiB --stats huge.txt.gz -o out.folded
 	pfold --include-tid jstacks.txt | pflame > java.svg
 	pfold cpu.pb.gz --sample-index 1 | ptop --limit 20
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags, each format's flags taken from ingest's registry, and the
+choice of format; the parsers are ingest's, the aggregation stream's.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

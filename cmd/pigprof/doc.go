@@ -57,5 +57,12 @@ Examples:
 	pigprof igprof.pp.gz | flamegraph.pl > cpu.svg
 	pigprof --counter MEM_LIVE igprof.mp.gz | pcallgrind > leaks.callgrind
 	pigprof --list-counters igprof.mp.gz
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags and --list-counters' table; reading the dumps is
+ingest/igprof's.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

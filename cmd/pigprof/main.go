@@ -85,20 +85,14 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	out, err := cmdutil.Output(c)
-	if err != nil {
+	err = cmdutil.WriteOutput(c, func(w io.Writer) error {
+		if c.Bool("list-counters") {
+			return listCounters(w, f)
+		}
+		_, err := agg.WriteTo(w)
 		return err
-	}
-	if c.Bool("list-counters") {
-		err = listCounters(out, f)
-	} else {
-		_, err = agg.WriteTo(out)
-	}
+	})
 	if err != nil {
-		out.Abort()
-		return err
-	}
-	if err := out.Close(); err != nil {
 		return err
 	}
 	if c.Bool("stats") {

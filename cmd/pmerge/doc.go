@@ -31,5 +31,12 @@ Examples:
 	pmerge host*.folded.gz | flamegraph.pl > fleet.svg
 	scripts/split-perf-script -n 4 perf.txt | xargs -P4 -I{} sh -c 'pfold {} > {}.folded' && pmerge shard-*.folded > all.folded
 	pmerge --weight run2.folded=0.5 run1.folded run2.folded -o avg.folded
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags, --weight, and MergeFiles (merge.go): sorted regular files
+merged as streams (stream.Merge), anything else aggregated.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

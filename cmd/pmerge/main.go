@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pfold/pfold/ingest"
-
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
 )
 
@@ -47,16 +47,10 @@ func run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	aggOpt, err := cmdutil.AggregatorOptions(c)
-	if err != nil {
-		return err
-	}
-	diag := cmdutil.NewDiag(c)
 	var st MergeStats
-	err = cmdutil.WriteFolded(c, func(emit func([]byte, fold.Count) error) error {
+	diag, err := cmdutil.Refold(c, func(agg stream.Options, diag *stream.Diag, emit func([]byte, fold.Count) error) error {
 		var err error
-		st, err = MergeFiles(names, MergeOptions{Agg: aggOpt, Diag: diag, Weights: weights, Stdin: c.App.Reader}, emit)
-		diag.Flush()
+		st, err = MergeFiles(names, MergeOptions{Agg: agg, Diag: diag, Weights: weights, Stdin: c.App.Reader}, emit)
 		return err
 	})
 	if err != nil {

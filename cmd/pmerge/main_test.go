@@ -153,18 +153,14 @@ func TestMalformedAndErrors(t *testing.T) {
 	if _, stderr, code := cmdtest.Run(command, "", big, bad); code != 1 || !strings.Contains(stderr, "overflow") {
 		t.Errorf("overflow: exit %d: %s", code, stderr)
 	}
-	for _, args := range [][]string{
+	cmdtest.UsageErrors(t, command, "", [][]string{
 		{"--weight", "x=1", bad},
 		{"--weight", bad, bad},
 		{"--weight", bad + "=-1", bad},
 		{"--weight", bad + "=abc", bad},
 		{"--mem", "lots", bad},
 		{"--bogus", bad},
-	} {
-		if _, stderr, code := cmdtest.Run(command, "", args...); code != 2 {
-			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
-		}
-	}
+	})
 	if _, _, code := cmdtest.Run(command, "", filepath.Join(dir, "missing")); code != 1 {
 		t.Errorf("missing file: exit %d, want 1", code)
 	}

@@ -30,5 +30,11 @@ Examples:
 	perf script | pfold | ppprof -o cpu.pb.gz && go tool pprof -top cpu.pb.gz
 	ppprof --sample-type cpu/nanoseconds --scale 1000000 ms.folded -o cpu.pb.gz
 	pmerge host*.folded.gz | ppprof > all.pb.gz && go tool pprof -http=: all.pb.gz
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags; the profile.proto writer is package pprof's.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

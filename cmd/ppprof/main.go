@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/pfold/pfold/ingest"
-
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/pprof"
 	"github.com/urfave/cli/v2"

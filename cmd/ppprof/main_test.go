@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,20 +31,13 @@ func stacks(t *testing.T, data []byte) (map[string]int64, int64, *profile.Profil
 }
 
 func TestFilesInOrderCompressedAndOutput(t *testing.T) {
-	dir := t.TempDir()
-	first := stacktest.WriteFile(t, "1.folded", []byte("main;a;b 2\nmain;c 1\n"))
-	second := stacktest.GzipFile(t, "2.folded.gz", []byte("main;a;b 3\nmain;a 4"))
-	outPath := filepath.Join(dir, "out.pb.gz")
+	first, second := stacktest.PlainAndGzip(t, "main;a;b 2\nmain;c 1\n", "main;a;b 3\nmain;a 4")
 
-	stdout, stderr, code := cmdtest.Run(command, "", first, second, "-o", outPath, "--sample-type", "cpu/milliseconds", "--period", "10", "--period-type", "cpu/nanoseconds")
+	data, stdout, stderr, code := cmdtest.RunToFile(t, command, "out.pb.gz", first, second, "--sample-type", "cpu/milliseconds", "--period", "10", "--period-type", "cpu/nanoseconds")
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	data, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, total, p := stacks(t, data)
+	got, total, p := stacks(t, []byte(data))
 	want := map[string]int64{"main;a;b": 5, "main;c": 1, "main;a": 4}
 	if total != 10 || len(got) != len(want) || len(p.Sample) != 4 {
 		t.Errorf("total %d, stacks %v from %d samples; want 10, %v from 4", total, got, len(p.Sample), want)
@@ -99,19 +90,14 @@ func TestDecimalsAndScale(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{
+	cmdtest.UsageErrors(t, command, "a 1\n", [][]string{
 		{"--sample-type", "samples"},
 		{"--period-type", "/x"},
 		{"--period", "-1"},
 		{"--scale", "0"},
 		{"--scale", "-2"},
 		{"--no-such-flag"},
-	} {
-		_, stderr, code := cmdtest.Run(command, "a 1\n", args...)
-		if code != 2 || !strings.Contains(stderr, "Run 'ppprof --help'") {
-			t.Errorf("%v: exit %d, stderr %q; want a usage error", args, code, stderr)
-		}
-	}
+	})
 	_, stderr, code := cmdtest.Run(command, "", "/no/such/file")
 	if code != 1 || !strings.Contains(stderr, "/no/such/file") {
 		t.Errorf("missing file: exit %d, stderr %q", code, stderr)
@@ -122,17 +108,5 @@ func TestUsageErrors(t *testing.T) {
 // take, is the output with the default budget, byte for byte (ppprof
 // holds only the names; --mem sets the runtime's memory limit).
 func TestMemIdentical(t *testing.T) {
-	for _, dec := range []int{0, 97} {
-		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
-		for _, args := range [][]string{{}, {"--sample-type", "cpu/nanoseconds", "--scale", "4"}} {
-			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
-			if code != 0 || len(want) == 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, stderr)
-			}
-			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", in)...)
-			if code != 0 || got != want {
-				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
-			}
-		}
-	}
+	cmdtest.MemIdentical(t, command, false, [][]string{{}, {"--sample-type", "cpu/nanoseconds", "--scale", "4"}})
 }

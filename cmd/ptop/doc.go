@@ -42,5 +42,11 @@ Examples:
 	pfold profile.dump | ptop --limit 20
 	perf script | pfold | ptop --sort-total | less
 	ptop --limit 10 stacks.folded.gz
+
+The package is the command line and nothing more (ARCHITECTURE.md): it
+owns its flags; the table of frames is package report's.
+It must never import a test-only package (internal/stacktest,
+internal/testenv, internal/cmdutil/cmdtest, chromedp) nor anything that
+links net/http into the binary; nothing imports it.
 */
 package main

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,16 +9,12 @@ import (
 )
 
 func TestFilesStdinAndOutput(t *testing.T) {
-	dir := t.TempDir()
-	plain := stacktest.WriteFile(t, "1.folded", []byte("main;a 3\n"))
-	packed := stacktest.GzipFile(t, "2.folded.gz", []byte("main;b;a 1\n"))
-	outPath := filepath.Join(dir, "top.txt")
+	plain, packed := stacktest.PlainAndGzip(t, "main;a 3\n", "main;b;a 1\n")
 
-	stdout, stderr, code := cmdtest.Run(command, "", plain, packed, "-o", outPath, "--stats")
+	got, stdout, stderr, code := cmdtest.RunToFile(t, command, "top.txt", plain, packed, "--stats")
 	if code != 0 || stdout != "" || !strings.Contains(stderr, "2 stacks, 0 lines malformed, 3 frames, total 4") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	got, _ := os.ReadFile(outPath)
 	for _, want := range []string{
 		"         4 (100.0%)           4 (100.0%)     a\n",
 		"         4 (100.0%)           0   (0.0%)     main\n",
@@ -49,11 +43,7 @@ func TestMalformedAndStrict(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
-	for _, args := range [][]string{{"--limit", "-1"}, {"--limit", "x"}, {"--bogus"}} {
-		if _, stderr, code := cmdtest.Run(command, "a 1\n", args...); code != 2 {
-			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
-		}
-	}
+	cmdtest.UsageErrors(t, command, "a 1\n", [][]string{{"--limit", "-1"}, {"--limit", "x"}, {"--bogus"}})
 	if _, stderr, code := cmdtest.Run(command, "", "/nonexistent/file"); code != 1 || !strings.Contains(stderr, "/nonexistent/file") {
 		t.Errorf("missing file: exit %d, %s", code, stderr)
 	}
@@ -62,17 +52,5 @@ func TestUsageErrors(t *testing.T) {
 // TestMemIdentical: the output with --mem 8MiB, below what the frame
 // table takes, is the output with the default budget, byte for byte.
 func TestMemIdentical(t *testing.T) {
-	for _, dec := range []int{0, 97} {
-		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
-		for _, args := range [][]string{{}, {"--sort-total", "--limit", "50"}} {
-			want, stderr, code := cmdtest.Run(command, "", append(args, in)...)
-			if code != 0 || len(want) == 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, stderr)
-			}
-			got, stderr, code := cmdtest.Run(command, "", append(args, "--mem", "8MiB", in)...)
-			if code != 0 || got != want {
-				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
-			}
-		}
-	}
+	cmdtest.MemIdentical(t, command, false, [][]string{{}, {"--sort-total", "--limit", "50"}})
 }

@@ -1,6 +1,3 @@
-// Package dtrace reads DTrace aggregations of stacks (ustack(), stack(),
-// jstack(): frames one per line, leaf first, then the count), as
-// FlameGraph's stackcollapse.pl does.
 package dtrace
 
 import (

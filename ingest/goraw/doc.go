@@ -60,6 +60,5 @@
 //
 // Only fold, stream, ingest/format, ingest/internal/flags (--sample-index,
 // which the pprof format shares), ingest/internal/lex and the standard
-// library; never
-// another format package, the registry or a command.
+// library; never another format package, the registry or a command.
 package goraw

@@ -15,7 +15,7 @@
 // AppendScript still print that text, for the tests that compare it with
 // perf script's.
 //
-// It imports fold, stream, ingest/format and ingest/perfscript (the one
-// format package another may import); never a transform, a writer or a
-// command.
+// It imports fold, stream, ingest/format, ingest/perfscript (the one
+// format package another may import) and internal/table (its sites and
+// stack sums); never a transform, a writer or a command.
 package perfdata

@@ -321,7 +321,7 @@ func (f *folder) flushing(last bool) error {
 		seq = make([]int32, 0, n+n/8)
 	}
 	for j := range ents {
-		b := f.stacks.key(&ents[j])
+		b := f.stacks.key(j)
 		offs = append(offs, uint32(len(seq)))
 		lead := true // a stack's leading empty pieces leave no text and no ';'
 		if n := u32(b); n > 0 {

@@ -659,7 +659,7 @@ func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
 // has been named: the replay is over. It returns about how many bytes
 // they held.
 func (rp *replay) release() int64 {
-	n := int64(len(rp.sites.sites))*24 + int64(len(rp.sites.slots))*16
+	n := rp.sites.size()
 	for _, st := range rp.sites.sites {
 		if d := st.dso; d != nil && d.tab.syms != nil {
 			n += int64(len(d.tab.names)) + int64(len(d.tab.syms))*32

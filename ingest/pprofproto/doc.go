@@ -72,7 +72,6 @@
 //
 // Only fold, stream, ingest/format, ingest/internal/flags (--sample-index,
 // which the go format shares), ingest/internal/lex, the standard library
-// and
-// github.com/google/pprof/profile; never another format package, the
+// and github.com/google/pprof/profile; never another format package, the
 // registry or a command.
 package pprofproto

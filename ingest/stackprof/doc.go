@@ -4,8 +4,9 @@
 // the frame table is held, and each raw sample is folded as it is read
 // (held, compactly, when a dump has its samples before its frames).
 //
-// It imports fold, stream, ingest/format, ingest/internal/jsonscan and
-// its Marshal decoder (for the format's constants and errors; the
+// It imports fold, stream, ingest/format, ingest/internal/jsonscan,
+// internal/table (frame ids numbered in order of appearance) and its
+// Marshal decoder (for the format's constants and errors; the
 // decoder itself is the tests' oracle); never another format, a
 // transform, a writer or a command.
 package stackprof

@@ -189,7 +189,7 @@ func (j *jreader) read() error {
 	if !j.rawSeen || j.rawNil {
 		return ErrNoRaw
 	}
-	j.f.stats.Frames = j.f.ids.n
+	j.f.stats.Frames = j.f.ids.Len()
 	if j.f.holding {
 		if err := j.f.replay(); err != nil {
 			return fmt.Errorf("the raw array at byte %d, held until the frames: %w", j.rawAt, err)
@@ -226,7 +226,7 @@ func (j *jreader) frames() error {
 	case 'n':
 		j.sc.Token()
 		j.framesSeen = false
-		j.f.ids.reset()
+		j.f.ids.Reset()
 		j.f.names, j.f.arena = j.f.names[:0], j.f.arena[:0]
 		clear(j.missing)
 		return nil
@@ -338,7 +338,7 @@ func (j *jreader) raw() error {
 			return err
 		}
 		j.streaming = true
-		f.stats.Frames = f.ids.n
+		f.stats.Frames = f.ids.Len()
 	} else {
 		f.holding = true
 	}

@@ -1051,7 +1051,7 @@ func (d *mreader) frames(depth int, withDefault bool) (val, error) {
 		}
 	}
 	d.framesOK = true
-	d.f.stats.Frames = d.f.ids.n
+	d.f.stats.Frames = d.f.ids.Len()
 	if d.f.holding {
 		if err := d.f.replay(); err != nil {
 			return val{}, fmt.Errorf("the raw Array at byte %d, held until the frames: %w", d.rawAt, err)

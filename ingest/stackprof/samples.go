@@ -6,6 +6,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/internal/table"
 )
 
 // folder is what both readers fold into: the frame table (a name for
@@ -23,7 +24,7 @@ type folder struct {
 	stats Stats
 
 	// The frame table: ids maps a frame id to its index in names.
-	ids   idTable
+	ids   table.Ints
 	names []nameRef
 	arena []byte // the names, one after another
 
@@ -48,7 +49,7 @@ type folder struct {
 	// first appearance, found by heldIdx): about a byte an element.
 	held    []byte
 	heldIDs []int64
-	heldIdx idTable
+	heldIdx table.Ints
 	holding bool
 	batch   []int64
 }
@@ -65,24 +66,22 @@ type nameRef struct{ off, n int }
 func (f *folder) reset(emit format.EmitFunc, enc string) {
 	f.emit = emit
 	f.stats = Stats{Encoding: enc}
-	f.ids.reset()
+	f.ids.Reset()
 	f.names = f.names[:0]
 	f.arena = f.arena[:0]
 	f.st, f.left, f.depth, f.start, f.i = stN, 0, 0, 0, 0
 	f.stack = f.stack[:0]
 	f.nPrev, f.shared = 0, false
 	f.held, f.heldIDs = f.held[:0], f.heldIDs[:0]
-	f.heldIdx.reset()
+	f.heldIdx.Reset()
 	f.holding = false
 }
 
 // setName gives frame id its name; a later call for the same id
 // replaces it.
 func (f *folder) setName(id int64, name []byte) {
-	i, found := f.ids.get(id)
-	if !found {
-		i = int32(len(f.names))
-		f.ids.put(id, i)
+	i, added := f.ids.Add(uint64(id))
+	if added {
 		f.names = append(f.names, nameRef{})
 	}
 	r := &f.names[i]
@@ -187,8 +186,8 @@ func (f *folder) frame(id int64) error {
 			f.stack = f.stack[:f.ends[j-1]]
 		}
 	}
-	x, ok := f.ids.get(id)
-	if !ok {
+	x := f.ids.Find(uint64(id))
+	if x < 0 {
 		return &rawError{f.i, fmt.Sprintf("frame id %d is not in frames", id)}
 	}
 	if j > 0 {
@@ -254,10 +253,8 @@ func (f *folder) hold(vals []int64) error {
 			}
 			f.held = binary.AppendUvarint(f.held, uint64(v))
 		case stID:
-			x, ok := f.heldIdx.get(v)
-			if !ok {
-				x = int32(len(f.heldIDs))
-				f.heldIdx.put(v, x)
+			x, added := f.heldIdx.Add(uint64(v))
+			if added {
 				f.heldIDs = append(f.heldIDs, v)
 			}
 			f.held = binary.AppendUvarint(f.held, uint64(x))
@@ -312,63 +309,6 @@ func (f *folder) replay() error {
 		}
 	}
 	f.held, f.heldIDs = f.held[:0], f.heldIDs[:0]
-	f.heldIdx.reset()
+	f.heldIdx.Reset()
 	return f.end() // a sample cut short is where replaying left it
-}
-
-// idTable maps frame ids to indices: open addressing, linear probing.
-type idTable struct {
-	keys []int64
-	vals []int32 // index+1; 0 is empty
-	n    int
-	mask uint64
-}
-
-func (t *idTable) reset() {
-	clear(t.vals)
-	t.n = 0
-}
-
-func hashID(id int64) uint64 {
-	h := uint64(id) * 0x9e3779b97f4a7c15
-	return h ^ h>>29
-}
-
-func (t *idTable) get(id int64) (int32, bool) {
-	if t.n == 0 {
-		return 0, false
-	}
-	for i := hashID(id) & t.mask; ; i = (i + 1) & t.mask {
-		v := t.vals[i]
-		if v == 0 {
-			return 0, false
-		}
-		if t.keys[i] == id {
-			return v - 1, true
-		}
-	}
-}
-
-// put adds id, which is not in t.
-func (t *idTable) put(id int64, x int32) {
-	if 2*(t.n+1) > len(t.vals) {
-		t.grow()
-	}
-	i := hashID(id) & t.mask
-	for t.vals[i] != 0 {
-		i = (i + 1) & t.mask
-	}
-	t.keys[i], t.vals[i] = id, x+1
-	t.n++
-}
-
-func (t *idTable) grow() {
-	keys, vals := t.keys, t.vals
-	size := max(64, 2*len(vals))
-	t.keys, t.vals, t.mask, t.n = make([]int64, size), make([]int32, size), uint64(size-1), 0
-	for i, v := range vals {
-		if v != 0 {
-			t.put(keys[i], v-1)
-		}
-	}
 }

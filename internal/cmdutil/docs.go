@@ -22,6 +22,20 @@ import (
 // on standard output; scripts/gen-docs runs every binary of cmd/ so. The
 // options are not flags of the app (they appear in no --help) because
 // they describe the app rather than run it.
+//
+// urfave/cli v2 has generators of its own (App.ToMarkdown, ToMan,
+// ToFishCompletion, and bash and zsh scripts that call the binary back
+// through EnableBashCompletion); they are not used because they cannot
+// do what these pages and scripts must: they sort the options instead of
+// keeping --help's order, write every value as ="" instead of its `NAME`,
+// leave Markdown in the usage texts unescaped and show no environment
+// variable, have no EXAMPLES or EXIT STATUS section without replacing
+// the package-wide MarkdownDocTemplate, give fish an alias such as
+// --skip-after as a short option (-s skip-after), complete a value as a
+// path only for flags marked TakesFile, and for bash and zsh offer no
+// static script at all. What is left here is only that: the Markdown
+// page (rendered to roff by md2man, as urfave's ToMan does) and the three
+// static completion scripts.
 
 // generateDocs writes what a --generate-* first argument asks for.
 // ok is false when args ask for none.

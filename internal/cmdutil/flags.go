@@ -2,12 +2,12 @@ package cmdutil
 
 import (
 	"fmt"
-	"github.com/pfold/pfold/fold"
 	"io"
 	"os"
 	"runtime/debug"
 	"strings"
 
+	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/stream"
 	"github.com/urfave/cli/v2"
 )
@@ -170,4 +170,24 @@ func WriteFolded(c *cli.Context, produce func(emit func(stack []byte, n fold.Cou
 			return err
 		})
 	})
+}
+
+// Refold runs a command that makes folded stacks of folded stacks
+// (pfilter, pmerge): it reads --mem and --tmpdir (AggregatorOptions),
+// makes the Diag of malformed input lines (NewDiag), and writes the
+// stacks produce emits as WriteFolded does. The Diag's last report is
+// flushed when produce returns, before the output is closed or dropped;
+// the Diag is returned for --stats.
+func Refold(c *cli.Context, produce func(agg stream.Options, diag *stream.Diag, emit func(stack []byte, n fold.Count) error) error) (*stream.Diag, error) {
+	agg, err := AggregatorOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	diag := NewDiag(c)
+	err = WriteFolded(c, func(emit func([]byte, fold.Count) error) error {
+		err := produce(agg, diag, emit)
+		diag.Flush()
+		return err
+	})
+	return diag, err
 }

@@ -1,5 +1,3 @@
-// Package conventions checks, on the built binaries, the conventions
-// every pfold binary shares: what empty input and a failure look like.
 package conventions
 
 import (

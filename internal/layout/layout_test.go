@@ -2,10 +2,14 @@ package layout
 
 import (
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -153,5 +157,62 @@ func TestLayering(t *testing.T) {
 		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") && imp != "github.com/cespare/xxhash/v2" {
 			t.Errorf("internal/table imports %s: it must import only the standard library and xxhash", imp)
 		}
+	}
+}
+
+// TestDocFiles: every package has a doc.go holding its package comment,
+// and the comment says what the package may import (and so what it must
+// never import).
+func TestDocFiles(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for pkg := range imports(t) {
+		path := filepath.Join(root, filepath.FromSlash(pkg), "doc.go")
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ParseComments|parser.PackageClauseOnly)
+		if err != nil {
+			t.Errorf("%s: no doc.go: %v", pkg, err)
+			continue
+		}
+		if f.Doc == nil || !strings.Contains(strings.ToLower(f.Doc.Text()), "import") {
+			t.Errorf("%s/doc.go: its package comment does not say what the package must never import", pkg)
+		}
+	}
+}
+
+// TestBinaryDeps: no binary links net/http (issue 19: the progress line
+// once pulled it into all of them), the testing package, chromedp or
+// pfold's test-only packages.
+func TestBinaryDeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command(gobin, "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", module+"cmd/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	forbidden := func(dep string) bool {
+		switch {
+		case dep == "net/http", dep == "testing", strings.HasPrefix(dep, "github.com/chromedp/"):
+			return true
+		}
+		for _, p := range []string{"internal/stacktest", "internal/testenv", "internal/cmdutil/cmdtest", "ingest/format/formattest"} {
+			if dep == module+p {
+				return true
+			}
+		}
+		return false
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		n++
+		for _, dep := range fields[1:] {
+			if forbidden(dep) {
+				t.Errorf("%s links %s", fields[0], dep)
+			}
+		}
+	}
+	if n < 10 {
+		t.Errorf("go list found %d binaries under cmd/, want 10 or more", n)
 	}
 }

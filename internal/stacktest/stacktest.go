@@ -1,11 +1,3 @@
-// Package stacktest holds the test fixtures that stream's tests and the
-// tests of the commands built on it share: generated stacks and the files
-// that hold them. Only tests import it.
-//
-// # What it must never import
-//
-// Of pfold's packages, only fold: stream's own tests import it, so it
-// cannot import stream.
 package stacktest
 
 import (
@@ -161,6 +153,15 @@ func GzipFile(t testing.TB, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return WriteFile(t, name, b.Bytes())
+}
+
+// PlainAndGzip writes first to a file 1.folded and second gzipped to a
+// file 2.folded.gz, each in a temporary directory of t, and returns
+// their paths: the two inputs of a binary's test that files are read in
+// order as one stream, compressed or not.
+func PlainAndGzip(t testing.TB, first, second string) (plain, gzipped string) {
+	t.Helper()
+	return WriteFile(t, "1.folded", []byte(first)), GzipFile(t, "2.folded.gz", []byte(second))
 }
 
 // Golden compares got with the golden file at path; with update (the

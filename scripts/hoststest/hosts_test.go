@@ -1,5 +1,3 @@
-// Package hoststest runs scripts/pfold-hosts for real: an sshd on two
-// loopback addresses stands for two hosts.
 package hoststest
 
 import (

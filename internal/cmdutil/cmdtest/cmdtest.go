@@ -1,18 +1,17 @@
-// Package cmdtest checks that a pfold binary follows the toolkit's
-// conventions for --help, --version, its man page and shell completion.
-// Each binary's tests call it with the binary's app constructor:
-//
-//	func TestHelpConventions(t *testing.T) { cmdtest.CheckHelp(t, command) }
 package cmdtest
 
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/internal/cmdutil"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/urfave/cli/v2"
 )
 
@@ -52,6 +51,60 @@ func run(newApp func() *cli.App, stdin string, args ...string) (app *cli.App, st
 	app.Writer, app.ErrWriter, app.Reader = &out, &errw, strings.NewReader(stdin)
 	status = cmdutil.Run(app, append([]string{app.Name}, args...))
 	return app, out.String(), errw.String(), status
+}
+
+// RunToFile runs the binary of m as Run does, with no stdin and with
+// args and "-o" a file called name in a temporary directory of t, and
+// returns what it wrote to that file as well as to stdout and stderr. A
+// run that exits 0 must leave the file.
+func RunToFile[M Maker](t testing.TB, m M, name string, args ...string) (file, stdout, stderr string, status int) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	stdout, stderr, status = Run(m, "", append(args, "-o", path)...)
+	b, err := os.ReadFile(path)
+	if err != nil && status == 0 {
+		t.Fatal(err)
+	}
+	return string(b), stdout, stderr, status
+}
+
+// UsageErrors checks that the binary of m, run with stdin and each of
+// argSets, fails as on a usage error: exit status 2, and the line that
+// points to --help on stderr.
+func UsageErrors[M Maker](t testing.TB, m M, stdin string, argSets [][]string) {
+	t.Helper()
+	hint := "Run '" + appOf(m)().Name + " --help' for usage."
+	for _, args := range argSets {
+		if _, stderr, code := Run(m, stdin, args...); code != 2 || !strings.Contains(stderr, hint) {
+			t.Errorf("%v: exit %d, stderr %q; want a usage error (exit 2)", args, code, stderr)
+		}
+	}
+}
+
+// MemIdentical checks that the output of the binary of m with --mem 8MiB
+// (below what 120,000 distinct frames take) is its output with the
+// default budget, byte for byte, for each of argSets, on
+// stacktest.ManyFrames with integer and with decimal counts. With spill,
+// each small-budget run is given a --tmpdir of its own for its runs.
+func MemIdentical[M Maker](t testing.TB, m M, spill bool, argSets [][]string) {
+	t.Helper()
+	for _, dec := range []int{0, 97} {
+		in := stacktest.WriteFile(t, "many.folded", stacktest.ManyFrames(120000, dec))
+		for _, args := range argSets {
+			want, stderr, code := Run(m, "", slices.Concat(args, []string{in})...)
+			if code != 0 || len(want) == 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+			small := slices.Concat(args, []string{"--mem", "8MiB"})
+			if spill {
+				small = append(small, "--tmpdir", t.TempDir())
+			}
+			got, stderr, code := Run(m, "", append(small, in)...)
+			if code != 0 || got != want {
+				t.Errorf("%v, dec %d: --mem 8MiB: exit %d, %d bytes differ from the default's %d: %s\n%s", args, dec, code, len(got), len(want), stacktest.FirstDiff(got, want), stderr)
+			}
+		}
+	}
 }
 
 var readsWrites = regexp.MustCompile(`(?is)\bread.*\bwrit`)

@@ -1,6 +1,7 @@
 package cmdtest
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,3 +65,39 @@ type emptyValue struct{}
 
 func (*emptyValue) Set(string) error { return nil }
 func (*emptyValue) String() string   { return "" }
+
+// recorder is a testing.TB that keeps the errors a check reports
+// instead of failing the test.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+
+// TestUsageErrorsCheck: UsageErrors passes a usage error and reports a
+// run that succeeds or fails otherwise.
+func TestUsageErrorsCheck(t *testing.T) {
+	failing := func() *cli.App {
+		a := goodApp()
+		a.Action = func(c *cli.Context) error {
+			if c.Bool("reverse") {
+				return fmt.Errorf("not a usage error")
+			}
+			return nil
+		}
+		return a
+	}
+	r := &recorder{TB: t}
+	UsageErrors(r, failing, "", [][]string{{"--bogus"}, {"--width", "x"}})
+	if len(r.errs) != 0 {
+		t.Errorf("usage errors reported: %q", r.errs)
+	}
+	UsageErrors(r, failing, "", [][]string{{}, {"--reverse"}})
+	if len(r.errs) != 2 {
+		t.Errorf("want 2 reports (exit 0, exit 1), got %q", r.errs)
+	}
+}

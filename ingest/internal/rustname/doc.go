@@ -1,0 +1,8 @@
+// Package rustname finishes demangling legacy Rust symbols that a
+// profiler printed half demangled, as inferno does
+// ("_$LT$T$u20$as$u20$core..fmt..Debug$GT$::fmt::h0123456789abcdef" is
+// "<T as core::fmt::Debug>::fmt"), for the format packages that meet
+// them (perf script, macOS sample, xctrace).
+//
+// It imports only the standard library.
+package rustname
