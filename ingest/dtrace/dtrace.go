@@ -141,7 +141,14 @@ func (p *parser) flush(c fold.Count) error {
 		end = p.groups[g]
 	}
 	if p.offsets {
-		s = trimOffset(s) // the leaf's offset goes
+		// The leaf's offset goes, and only the leaf's: the Perl's
+		// s/\+[^+]*$// on the joined stack cuts at the last '+' of the
+		// whole stack, so a leaf printed without offset
+		// ("genunix`segvn_fault") was dropped with its caller's offset
+		// (FlameGraph issue 202; inferno trims the leaf frame alone).
+		if i := bytes.LastIndexByte(s, '+'); i > bytes.LastIndexByte(s, ';') {
+			s = s[:i]
+		}
 	}
 	p.stack = s
 	p.reset()
