@@ -78,16 +78,29 @@ func firstLine(prefix []byte) string {
 		if t := bytes.TrimSpace(l); len(t) > 0 {
 			l = bytes.TrimRight(l, "\r")
 			if len(l) > 80 {
-				l = l[:80]
-				for len(l) > 0 && !utf8.Valid(l) {
-					l = l[:len(l)-1] // do not cut a character in two
-				}
-				return fmt.Sprintf("%q…", l)
+				return fmt.Sprintf("%q…", cutRunes(l, 80))
 			}
 			return fmt.Sprintf("%q", l)
 		}
 	}
 	return `""`
+}
+
+// cutRunes cuts l to n bytes without cutting a character in two: it
+// backs off only a multi-byte character the cut leaves incomplete, so
+// that bytes that are not UTF-8 at all (binary data) are kept and
+// quoted as \x escapes.
+func cutRunes(l []byte, n int) []byte {
+	l = l[:n]
+	for j := len(l) - 1; j >= 0 && j >= len(l)-(utf8.UTFMax-1); j-- {
+		if utf8.RuneStart(l[j]) {
+			if l[j] >= utf8.RuneSelf && !utf8.FullRune(l[j:]) {
+				return l[:j]
+			}
+			break
+		}
+	}
+	return l
 }
 
 // magics are files people hand a profiler's tools by mistake.

@@ -214,6 +214,16 @@ func TestDetectFirstLineCut(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"`+strings.Repeat("é", 40)+`"…`) {
 		t.Errorf("err = %v", err)
 	}
+	// Bytes that are no UTF-8 are quoted, not cut away: the cut backs
+	// off an incomplete character only (random bytes quoted "" before).
+	_, err = Detect([]byte("\xff\xfe" + strings.Repeat("a", 77) + "\xe2\x82\xac\n"))
+	if err == nil || !strings.Contains(err.Error(), `"\xff\xfe`+strings.Repeat("a", 77)+`"…`) {
+		t.Errorf("err = %v", err)
+	}
+	_, err = Detect([]byte("\x01\x02\x03\x04" + strings.Repeat("\x80", 100)))
+	if err == nil || !strings.Contains(err.Error(), `first line: "\x01\x02\x03\x04\x80`) {
+		t.Errorf("err = %v", err)
+	}
 	_, err = Detect([]byte("tab\there\x1b[0m\n"))
 	if err == nil || !strings.Contains(err.Error(), `"tab\there\x1b[0m"`) {
 		t.Errorf("err = %v", err)
