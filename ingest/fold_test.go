@@ -170,6 +170,7 @@ func TestFolderLongInput(t *testing.T) {
 // way round; a stray line alone is only a malformed line.
 func TestFolderMixedFormats(t *testing.T) {
 	script := readTestFile(t, "../testdata/perf/recorded/cwork.perf-script.txt")
+	dtrace := readTestFile(t, "../testdata/dtrace/example-dtrace-stacks.txt")
 	var folded []byte
 	for i := 0; len(folded) < 2*DetectSize; i++ {
 		folded = fmt.Appendf(folded, "app;main;f%d %d\n", i%500, i+1)
@@ -186,6 +187,10 @@ func TestFolderMixedFormats(t *testing.T) {
 		// perf script header "comm tid" (as -F comm,tid prints it): the
 		// change shows on the next line.
 		{"script-then-folded.txt", script, folded, "perf-script", "folded", 1},
+		// dtrace takes any line for a frame; once its frames came
+		// indented, a line at column 0 is none.
+		{"dtrace-then-folded.txt", dtrace, folded, "dtrace", "folded", 0},
+		{"dtrace-then-script.txt", dtrace, script, "dtrace", "perf-script", 0},
 	} {
 		path := filepath.Join(dir, tc.name)
 		os.WriteFile(path, append(append([]byte{}, tc.first...), tc.second...), 0o644)

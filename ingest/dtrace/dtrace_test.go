@@ -65,6 +65,25 @@ func sum(m map[string]float64) (n float64) {
 	return n
 }
 
+// TestCases: what the fixtures do not show. Each case's input starts with
+// the three banner lines dtrace prints.
+func TestCases(t *testing.T) {
+	const banner = "CPU     ID                    FUNCTION:NAME\n  0  64091                        :tick-60s\n\n"
+	formattest.Cases(t, Format, []formattest.Case{
+		{Name: "stack", In: banner + "              libc`b+0x1\n              a`main+0x2\n                3\n", Want: "a`main;libc`b 3\n"},
+		// The Perl drops a stack cut short silently, inferno stops.
+		{Name: "no count at the end", In: banner + "              a`f+0x1\n                3\n              a`g+0x1\n              a`main+0x2\n",
+			Want: "a`f 3\n", Malformed: 1, Warn: []string{"in:6: a stack with no count after it"}},
+		// Frames come indented; a line at column 0 among them is not
+		// one (the Perl made folded stacks and perf script headers
+		// appended to dtrace output frames, or dropped them).
+		{Name: "column 0 among indented frames", In: banner + "              a`f+0x1\n                3\nmain;f 5\nmain;g 2\n",
+			Want: "a`f 3\n", Malformed: 2, Warn: []string{"in:6: not a frame"}},
+		// -x stackindent=0: frames at column 0 from the first on.
+		{Name: "stackindent=0", In: banner + "libc`b+0x1\na`main+0x2\n                3\n", Want: "a`main;libc`b 3\n"},
+	})
+}
+
 // TestSniff: dtrace output is recognised; nothing else is taken for it.
 func TestSniff(t *testing.T) {
 	formattest.Sniff{Format: Format, Dir: dir, Sure: []string{"*.txt"}}.Test(t)
