@@ -30,6 +30,17 @@ func TestFormats(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 
+	// Inputs all in a format folded on workers (perf script) are named
+	// one by one too.
+	const script, script2 = "../../testdata/perf/recorded/cwork.perf-script.txt", "../../testdata/perf/recorded/threadname.perf-script.txt"
+	if _, stderr, code := cmdtest.Run(command, "", "--stats", script, script2); code != 0 ||
+		!strings.Contains(stderr, "cwork.perf-script.txt: format perf-script (detected)") || !strings.Contains(stderr, "threadname.perf-script.txt: format perf-script (detected)") {
+		t.Errorf("--stats of two perf script inputs: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := cmdtest.Run(command, stacktest.ReadFile(t, script), "--stats"); code != 0 || !strings.Contains(stderr, "-: format perf-script (detected)") {
+		t.Errorf("--stats of perf script on stdin: exit %d, %s", code, stderr)
+	}
+
 	if out, stderr, code := cmdtest.Run(command, stacktest.ReadFile(t, dumpFold), "--format", "folded"); code != 0 || out != stacktest.ReadFile(t, dumpFold) {
 		t.Errorf("--format folded: exit %d, %s", code, stderr)
 	}
