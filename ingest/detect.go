@@ -44,6 +44,13 @@ func (e *NotProfileError) Error() string {
 // *NotProfileError that says what it looks like (an ELF binary, an
 // image, an archive, JSON, binary data) or quotes its first line.
 func Detect(prefix []byte) (*format.Format, error) {
+	// A file with the magic bytes of an executable, an image or an
+	// archive is one, whatever a sniffer makes of the text it may hold:
+	// a tar of a folded file has the file's lines after a 512-byte
+	// header, which the folded sniffer took for a stack.
+	if what, hint := magic(prefix); what != "" {
+		return nil, &NotProfileError{What: what, Hint: hint, First: firstLine(prefix)}
+	}
 	for i := range Registered {
 		if Registered[i].Sniff(prefix) == format.Sure {
 			return &Registered[i], nil
@@ -103,38 +110,53 @@ func cutRunes(l []byte, n int) []byte {
 	return l
 }
 
-// magics are files people hand a profiler's tools by mistake.
+// magics are files people hand a profiler's tools by mistake. Those
+// marked weak (short, or text a profile might start with) are told only
+// when no format took the input.
 var magics = []struct {
 	at          int
 	magic, what string
 	hint        string
+	weak        bool
 }{
-	{0, "\x89PNG\r\n\x1a\n", "a PNG image", ""},
-	{0, "\xff\xd8\xff", "a JPEG image", ""},
-	{0, "GIF87a", "a GIF image", ""},
-	{0, "GIF89a", "a GIF image", ""},
-	{0, "%PDF-", "a PDF document", ""},
-	{0, "PK\x03\x04", "a zip archive (or a jar)", "unpack it and fold the profiles in it"},
-	{257, "ustar", "a tar archive", "unpack it (tar -xf) and fold the profiles in it"},
-	{0, "7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "unpack it and fold the profiles in it"},
-	{0, "Rar!\x1a\x07", "a RAR archive", "unpack it and fold the profiles in it"},
-	{0, "!<arch>\n", "an ar archive (a static library or a .deb)", ""},
-	{0, "\xca\xfe\xba\xbe", "a Java class file or a Mach-O universal binary", ""},
-	{0, "\xcf\xfa\xed\xfe", "a Mach-O binary", ""},
-	{0, "\xce\xfa\xed\xfe", "a Mach-O binary", ""},
-	{0, "MZ", "a Windows executable", ""},
-	{0, "\x00asm", "a WebAssembly module", ""},
-	{0, "SQLite format 3\x00", "an SQLite database", ""},
-	{0, "# callgrind format", "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it"},
+	{0, "\x89PNG\r\n\x1a\n", "a PNG image", "", false},
+	{0, "\xff\xd8\xff", "a JPEG image", "", false},
+	{0, "GIF87a", "a GIF image", "", false},
+	{0, "GIF89a", "a GIF image", "", false},
+	{0, "%PDF-", "a PDF document", "", false},
+	{0, "PK\x03\x04", "a zip archive (or a jar)", "unpack it and fold the profiles in it", false},
+	{257, "ustar\x00", "a tar archive", "unpack it (tar -xf) and fold the profiles in it", false},   // POSIX
+	{257, "ustar  \x00", "a tar archive", "unpack it (tar -xf) and fold the profiles in it", false}, // GNU
+	{0, "7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "unpack it and fold the profiles in it", false},
+	{0, "Rar!\x1a\x07", "a RAR archive", "unpack it and fold the profiles in it", false},
+	{0, "!<arch>\n", "an ar archive (a static library or a .deb)", "", false},
+	{0, "\xca\xfe\xba\xbe", "a Java class file or a Mach-O universal binary", "", false},
+	{0, "\xcf\xfa\xed\xfe", "a Mach-O binary", "", false},
+	{0, "\xce\xfa\xed\xfe", "a Mach-O binary", "", false},
+	{0, "MZ", "a Windows executable", "", true},
+	{0, "\x00asm", "a WebAssembly module", "", false},
+	{0, "SQLite format 3\x00", "an SQLite database", "", false},
+	{0, "# callgrind format", "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it", true},
 }
 
-// recognise says what an input no format took looks like.
-func recognise(prefix []byte) (what, hint string) {
+// magic says what an input with the magic bytes of an ELF file or of a
+// strong entry of magics is, or "".
+func magic(prefix []byte) (what, hint string) {
 	if bytes.HasPrefix(prefix, []byte("\x7fELF")) {
 		return elfKind(prefix)
 	}
 	for _, m := range magics {
-		if len(prefix) >= m.at && bytes.HasPrefix(prefix[m.at:], []byte(m.magic)) {
+		if !m.weak && len(prefix) >= m.at && bytes.HasPrefix(prefix[m.at:], []byte(m.magic)) {
+			return m.what, m.hint
+		}
+	}
+	return "", ""
+}
+
+// recognise says what an input no format took looks like.
+func recognise(prefix []byte) (what, hint string) {
+	for _, m := range magics {
+		if m.weak && len(prefix) >= m.at && bytes.HasPrefix(prefix[m.at:], []byte(m.magic)) {
 			return m.what, m.hint
 		}
 	}

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -174,6 +175,13 @@ func TestDetect(t *testing.T) {
 		{"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04\x00>\x00", "", "an ELF core dump"},
 		{"\x89PNG\r\n\x1a\n\x00\x00", "", "a PNG image"},
 		{"PK\x03\x04\x14\x00", "", "a zip archive"},
+		// Archives whose members are profiles: the magic bytes say what
+		// the file is before a sniffer sees the text the archive holds
+		// (a tar of a folded file folded to a stack of header bytes).
+		{tarOf("a.folded", "a;b 1\nc;d 2\n", tar.FormatGNU), "", "this is a tar archive, not a profile: unpack it"},
+		{tarOf("a.folded", "a;b 1\nc;d 2\n", tar.FormatPAX), "", "this is a tar archive, not a profile: unpack it"},
+		{tarOf("a.folded", "a;b 1\nc;d 2\n", tar.FormatUSTAR), "", "this is a tar archive, not a profile: unpack it"},
+		{"!<arch>\na.folded/       0           0     0     644     12        `\na;b 1\nc;d 2\n", "", "this is an ar archive"},
 		{"<?xml version=\"1.0\"?>\n<svg version=\"1.1\" width=\"1200\">", "", "an SVG image"},
 	}
 	for _, tt := range tests {
@@ -300,4 +308,14 @@ func TestSharedFlags(t *testing.T) {
 			}
 		}
 	}
+}
+
+// tarOf is a tar archive holding one file, in the given tar format.
+func tarOf(name, body string, f tar.Format) string {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Format: f})
+	tw.Write([]byte(body))
+	tw.Close()
+	return b.String()
 }
