@@ -319,3 +319,52 @@ func tarOf(name, body string, f tar.Format) string {
 	tw.Close()
 	return b.String()
 }
+
+// TestDetectNoFalseChange: no input in testdata is taken for one whose
+// format changes part way (Detect's look at an input's start, for
+// `cat a.folded b.perf.txt` with a short a.folded), nor its start cut at
+// a line end, nor that start given twice (dumps appended to each other).
+func TestDetectNoFalseChange(t *testing.T) {
+	detected := 0
+	err := filepath.Walk("../testdata", func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || info.Size() == 0 {
+			return err
+		}
+		in, err := stream.Open(path)
+		if err != nil {
+			return nil // not an input (a broken compressed fixture)
+		}
+		prefix, _ := io.ReadAll(io.LimitReader(in, format.SniffSize))
+		in.Close()
+		var change *ChangeError
+		if _, err := Detect(prefix); errors.As(err, &change) {
+			t.Errorf("%s: %v", path, err)
+			return nil
+		} else if err != nil {
+			return nil // not a profile
+		}
+		detected++
+		for _, size := range []int{300, 600, 1100, 2100, 4200, 9000, 20000, 40000} {
+			if size >= len(prefix) {
+				break
+			}
+			end := bytes.LastIndexByte(prefix[:size], '\n') + 1
+			if end == 0 {
+				continue
+			}
+			cut := prefix[:end]
+			for _, in := range [][]byte{cut, append(slices.Clip(cut), cut...)} {
+				if _, err := Detect(in); errors.As(err, &change) {
+					t.Errorf("%s cut to %d bytes (%d given): %v", path, end, len(in), err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if detected < 500 {
+		t.Errorf("%d inputs detected in testdata: the walk missed them", detected)
+	}
+}
