@@ -5,10 +5,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/stream"
 )
 
 // ErrNoData is returned by Detect for input with nothing but blank lines
@@ -44,9 +47,19 @@ func (e *NotProfileError) Error() string {
 // *NotProfileError that says what it looks like (an ELF binary, an
 // image, an archive, JSON, binary data) or quotes its first line.
 func Detect(prefix []byte) (*format.Format, error) {
+	// A file with the magic bytes of an executable, an image or an
+	// archive is one, whatever a sniffer makes of the text it may hold:
+	// a tar of a folded file has the file's lines after a 512-byte
+	// header, which the folded sniffer took for a stack.
+	if what, hint := magic(prefix); what != "" {
+		return nil, &NotProfileError{What: what, Hint: hint, First: firstLine(prefix)}
+	}
 	for i := range Registered {
-		if Registered[i].Sniff(prefix) == format.Sure {
-			return &Registered[i], nil
+		if f := &Registered[i]; f.Sniff(prefix) == format.Sure {
+			if err := startsOther(prefix, f); err != nil {
+				return nil, err
+			}
+			return f, nil
 		}
 	}
 	if noData(prefix) {
@@ -55,6 +68,155 @@ func Detect(prefix []byte) (*format.Format, error) {
 	e := &NotProfileError{First: firstLine(prefix)}
 	e.What, e.Hint = recognise(prefix)
 	return nil, e
+}
+
+// ChangeError is an input whose first lines are in one format and the
+// lines from Line (counted from 1) in another, as Detect finds it in
+// the prefix: `cat a.folded b.perf.txt` with a short a.folded.
+type ChangeError struct {
+	Line     int
+	From, To string
+}
+
+func (e *ChangeError) Error() string {
+	return changeMessage(e.Line, e.From, e.To)
+}
+
+func changeMessage(line int, from, to string) string {
+	return fmt.Sprintf("%d: the input changes format: %s before this line, %s from here on; fold them as separate files", line, from, to)
+}
+
+// heads are the sizes of an input's start looked at by startsOther,
+// largest first.
+var heads = []int{4 << 10, 2 << 10, 1 << 10, 512}
+
+// startsOther looks at the start of an input detected as f: when
+// another format g is sure of its first lines and f is not, and g is
+// not sure of the whole prefix or f's parser finds a malformed line
+// among those first lines, the input starts in g and changes to f in the
+// prefix, which is a *ChangeError at the first line g is not sure of.
+// (perf-sched input starts as perf script, which the perf-script
+// sniffer is sure of, as of the whole prefix, and which the perf-sched
+// parser reads; the folded sniffer looks at the first 64 lines only, so
+// is sure of a prefix that starts with them whatever follows.) The sniffers are made to refuse a window with lines of
+// another format, so such an input was read as f, the lines of g
+// reported as malformed one by one (lost, and exit 0), and the window
+// after the first of them had both formats' lines, which no sniffer
+// was sure of.
+func startsOther(prefix []byte, f *format.Format) error {
+	for _, size := range heads {
+		if size >= len(prefix) {
+			continue
+		}
+		end := bytes.LastIndexByte(prefix[:size], '\n') + 1
+		if end == 0 {
+			continue
+		}
+		head := prefix[:end]
+		if f.Sniff(head) == format.Sure {
+			continue // f's marks may be anywhere in head: look at less
+		}
+		for i := range Registered {
+			g := &Registered[i]
+			if g == f || g.Sniff(head) != format.Sure || g.Sniff(prefix) == format.Sure && !rejects(f, head) {
+				continue
+			}
+			if g.Sniff(prefix) == format.Sure {
+				// g's marks are in the first lines, and it is sure of the
+				// whole prefix: the change is after the last line f's
+				// parser finds malformed.
+				return &ChangeError{Line: lastRejected(f, prefix) + 1, From: g.Name, To: f.Name}
+			}
+			// g is sure of prefix[:ends[lo]] and not of prefix[:ends[hi]]
+			// (the whole prefix): the change is at the first line end
+			// where it is no longer sure.
+			var ends []int
+			for j := end; j < len(prefix); {
+				k := bytes.IndexByte(prefix[j:], '\n')
+				if k < 0 {
+					break
+				}
+				j += k + 1
+				ends = append(ends, j)
+			}
+			ends = append([]int{end}, ends...)
+			if ends[len(ends)-1] != len(prefix) {
+				ends = append(ends, len(prefix))
+			}
+			lo, hi := 0, len(ends)-1
+			for hi-lo > 1 {
+				mid := (lo + hi) / 2
+				if g.Sniff(prefix[:ends[mid]]) == format.Sure {
+					lo = mid
+				} else {
+					hi = mid
+				}
+			}
+			change := ends[lo]
+			// A sniffer that allows a stray line among many (folded's:
+			// one in ten) is sure of a few lines past the change: when g
+			// is sure of a line alone, the first line after head it is
+			// not sure of is the change.
+			if last := head[bytes.LastIndexByte(head[:len(head)-1], '\n')+1:]; g.Sniff(last) == format.Sure {
+				for k := 1; k <= lo; k++ {
+					l := prefix[ends[k-1]:ends[k]]
+					if len(bytes.TrimSpace(l)) > 0 && g.Sniff(l) != format.Sure {
+						change = ends[k-1]
+						break
+					}
+				}
+			}
+			line := bytes.Count(prefix[:change], []byte{'\n'}) + 1
+			return &ChangeError{Line: line, From: g.Name, To: f.Name}
+		}
+	}
+	return nil
+}
+
+// rejects reports whether f's line parser, with every option at its
+// default, finds a malformed line in head (a parser made for the check
+// and dropped; what it folds goes nowhere). Document formats do not.
+func rejects(f *format.Format, head []byte) bool {
+	return malformedLines(f, head, true) > 0
+}
+
+// lastRejected is the number of the last line of prefix in which f's
+// line parser finds a malformed line, or 0.
+func lastRejected(f *format.Format, prefix []byte) int {
+	return malformedLines(f, prefix, false)
+}
+
+// malformedLines runs f's line parser, every option at its default, on
+// the lines of b (a parser made for the check and dropped; what it folds
+// goes nowhere) and returns the number of the last line at which it
+// reported a malformed line, or of the first with first; 0 for none, or
+// for a document format.
+func malformedLines(f *format.Format, b []byte, first bool) int {
+	if f.New == nil {
+		return 0
+	}
+	diag := stream.NewDiag(io.Discard, false)
+	p, err := f.New(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, diag)
+	if err != nil {
+		return 0
+	}
+	if c, ok := p.(io.Closer); ok {
+		defer c.Close()
+	}
+	n, last := 0, 0
+	for l := range format.Lines(b) {
+		n++
+		before := diag.Count()
+		if p.Line("", n, l) != nil {
+			return n
+		}
+		if diag.Count() != before {
+			if last = n; first {
+				return n
+			}
+		}
+	}
+	return last
 }
 
 // noData reports whether prefix holds only blank lines and '#' comments.
@@ -78,11 +240,7 @@ func firstLine(prefix []byte) string {
 		if t := bytes.TrimSpace(l); len(t) > 0 {
 			l = bytes.TrimRight(l, "\r")
 			if len(l) > 80 {
-				l = l[:80]
-				for len(l) > 0 && !utf8.Valid(l) {
-					l = l[:len(l)-1] // do not cut a character in two
-				}
-				return fmt.Sprintf("%q…", l)
+				return fmt.Sprintf("%q…", cutRunes(l, 80))
 			}
 			return fmt.Sprintf("%q", l)
 		}
@@ -90,38 +248,70 @@ func firstLine(prefix []byte) string {
 	return `""`
 }
 
-// magics are files people hand a profiler's tools by mistake.
+// cutRunes cuts l to n bytes without cutting a character in two: it
+// backs off only a multi-byte character the cut leaves incomplete, so
+// that bytes that are not UTF-8 at all (binary data) are kept and
+// quoted as \x escapes.
+func cutRunes(l []byte, n int) []byte {
+	l = l[:n]
+	for j := len(l) - 1; j >= 0 && j >= len(l)-(utf8.UTFMax-1); j-- {
+		if utf8.RuneStart(l[j]) {
+			if l[j] >= utf8.RuneSelf && !utf8.FullRune(l[j:]) {
+				return l[:j]
+			}
+			break
+		}
+	}
+	return l
+}
+
+// magics are files people hand a profiler's tools by mistake. Those
+// marked weak (short, or text a profile might start with) are told only
+// when no format took the input.
 var magics = []struct {
 	at          int
 	magic, what string
 	hint        string
+	weak        bool
 }{
-	{0, "\x89PNG\r\n\x1a\n", "a PNG image", ""},
-	{0, "\xff\xd8\xff", "a JPEG image", ""},
-	{0, "GIF87a", "a GIF image", ""},
-	{0, "GIF89a", "a GIF image", ""},
-	{0, "%PDF-", "a PDF document", ""},
-	{0, "PK\x03\x04", "a zip archive (or a jar)", "unpack it and fold the profiles in it"},
-	{257, "ustar", "a tar archive", "unpack it (tar -xf) and fold the profiles in it"},
-	{0, "7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "unpack it and fold the profiles in it"},
-	{0, "Rar!\x1a\x07", "a RAR archive", "unpack it and fold the profiles in it"},
-	{0, "!<arch>\n", "an ar archive (a static library or a .deb)", ""},
-	{0, "\xca\xfe\xba\xbe", "a Java class file or a Mach-O universal binary", ""},
-	{0, "\xcf\xfa\xed\xfe", "a Mach-O binary", ""},
-	{0, "\xce\xfa\xed\xfe", "a Mach-O binary", ""},
-	{0, "MZ", "a Windows executable", ""},
-	{0, "\x00asm", "a WebAssembly module", ""},
-	{0, "SQLite format 3\x00", "an SQLite database", ""},
-	{0, "# callgrind format", "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it"},
+	{0, "\x89PNG\r\n\x1a\n", "a PNG image", "", false},
+	{0, "\xff\xd8\xff", "a JPEG image", "", false},
+	{0, "GIF87a", "a GIF image", "", false},
+	{0, "GIF89a", "a GIF image", "", false},
+	{0, "%PDF-", "a PDF document", "", false},
+	{0, "PK\x03\x04", "a zip archive (or a jar)", "unpack it and fold the profiles in it", false},
+	{257, "ustar\x00", "a tar archive", "unpack it (tar -xf) and fold the profiles in it", false},   // POSIX
+	{257, "ustar  \x00", "a tar archive", "unpack it (tar -xf) and fold the profiles in it", false}, // GNU
+	{0, "7z\xbc\xaf\x27\x1c", "a 7-Zip archive", "unpack it and fold the profiles in it", false},
+	{0, "Rar!\x1a\x07", "a RAR archive", "unpack it and fold the profiles in it", false},
+	{0, "!<arch>\n", "an ar archive (a static library or a .deb)", "", false},
+	{0, "\xca\xfe\xba\xbe", "a Java class file or a Mach-O universal binary", "", false},
+	{0, "\xcf\xfa\xed\xfe", "a Mach-O binary", "", false},
+	{0, "\xce\xfa\xed\xfe", "a Mach-O binary", "", false},
+	{0, "MZ", "a Windows executable", "", true},
+	{0, "\x00asm", "a WebAssembly module", "", false},
+	{0, "SQLite format 3\x00", "an SQLite database", "", false},
+	{0, "# callgrind format", "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it", true},
 }
 
-// recognise says what an input no format took looks like.
-func recognise(prefix []byte) (what, hint string) {
+// magic says what an input with the magic bytes of an ELF file or of a
+// strong entry of magics is, or "".
+func magic(prefix []byte) (what, hint string) {
 	if bytes.HasPrefix(prefix, []byte("\x7fELF")) {
 		return elfKind(prefix)
 	}
 	for _, m := range magics {
-		if len(prefix) >= m.at && bytes.HasPrefix(prefix[m.at:], []byte(m.magic)) {
+		if !m.weak && len(prefix) >= m.at && bytes.HasPrefix(prefix[m.at:], []byte(m.magic)) {
+			return m.what, m.hint
+		}
+	}
+	return "", ""
+}
+
+// recognise says what an input no format took looks like.
+func recognise(prefix []byte) (what, hint string) {
+	for _, m := range magics {
+		if m.weak && len(prefix) >= m.at && bytes.HasPrefix(prefix[m.at:], []byte(m.magic)) {
 			return m.what, m.hint
 		}
 	}

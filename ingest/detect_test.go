@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"archive/tar"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -174,6 +175,13 @@ func TestDetect(t *testing.T) {
 		{"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04\x00>\x00", "", "an ELF core dump"},
 		{"\x89PNG\r\n\x1a\n\x00\x00", "", "a PNG image"},
 		{"PK\x03\x04\x14\x00", "", "a zip archive"},
+		// Archives whose members are profiles: the magic bytes say what
+		// the file is before a sniffer sees the text the archive holds
+		// (a tar of a folded file folded to a stack of header bytes).
+		{tarOf("a.folded", "a;b 1\nc;d 2\n", tar.FormatGNU), "", "this is a tar archive, not a profile: unpack it"},
+		{tarOf("a.folded", "a;b 1\nc;d 2\n", tar.FormatPAX), "", "this is a tar archive, not a profile: unpack it"},
+		{tarOf("a.folded", "a;b 1\nc;d 2\n", tar.FormatUSTAR), "", "this is a tar archive, not a profile: unpack it"},
+		{"!<arch>\na.folded/       0           0     0     644     12        `\na;b 1\nc;d 2\n", "", "this is an ar archive"},
 		{"<?xml version=\"1.0\"?>\n<svg version=\"1.1\" width=\"1200\">", "", "an SVG image"},
 	}
 	for _, tt := range tests {
@@ -212,6 +220,16 @@ func TestDetectRandomBytes(t *testing.T) {
 func TestDetectFirstLineCut(t *testing.T) {
 	_, err := Detect([]byte(strings.Repeat("é", 100) + "\n"))
 	if err == nil || !strings.Contains(err.Error(), `"`+strings.Repeat("é", 40)+`"…`) {
+		t.Errorf("err = %v", err)
+	}
+	// Bytes that are no UTF-8 are quoted, not cut away: the cut backs
+	// off an incomplete character only (random bytes quoted "" before).
+	_, err = Detect([]byte("\xff\xfe" + strings.Repeat("a", 77) + "\xe2\x82\xac\n"))
+	if err == nil || !strings.Contains(err.Error(), `"\xff\xfe`+strings.Repeat("a", 77)+`"…`) {
+		t.Errorf("err = %v", err)
+	}
+	_, err = Detect([]byte("\x01\x02\x03\x04" + strings.Repeat("\x80", 100)))
+	if err == nil || !strings.Contains(err.Error(), `first line: "\x01\x02\x03\x04\x80`) {
 		t.Errorf("err = %v", err)
 	}
 	_, err = Detect([]byte("tab\there\x1b[0m\n"))
@@ -289,5 +307,64 @@ func TestSharedFlags(t *testing.T) {
 				alias[a] = fl.Name
 			}
 		}
+	}
+}
+
+// tarOf is a tar archive holding one file, in the given tar format.
+func tarOf(name, body string, f tar.Format) string {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Format: f})
+	tw.Write([]byte(body))
+	tw.Close()
+	return b.String()
+}
+
+// TestDetectNoFalseChange: no input in testdata is taken for one whose
+// format changes part way (Detect's look at an input's start, for
+// `cat a.folded b.perf.txt` with a short a.folded), nor its start cut at
+// a line end, nor that start given twice (dumps appended to each other).
+func TestDetectNoFalseChange(t *testing.T) {
+	detected := 0
+	err := filepath.Walk("../testdata", func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || info.Size() == 0 {
+			return err
+		}
+		in, err := stream.Open(path)
+		if err != nil {
+			return nil // not an input (a broken compressed fixture)
+		}
+		prefix, _ := io.ReadAll(io.LimitReader(in, format.SniffSize))
+		in.Close()
+		var change *ChangeError
+		if _, err := Detect(prefix); errors.As(err, &change) {
+			t.Errorf("%s: %v", path, err)
+			return nil
+		} else if err != nil {
+			return nil // not a profile
+		}
+		detected++
+		for _, size := range []int{300, 600, 1100, 2100, 4200, 9000, 20000, 40000} {
+			if size >= len(prefix) {
+				break
+			}
+			end := bytes.LastIndexByte(prefix[:size], '\n') + 1
+			if end == 0 {
+				continue
+			}
+			cut := prefix[:end]
+			for _, in := range [][]byte{cut, append(slices.Clip(cut), cut...)} {
+				if _, err := Detect(in); errors.As(err, &change) {
+					t.Errorf("%s cut to %d bytes (%d given): %v", path, end, len(in), err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if detected < 500 {
+		t.Errorf("%d inputs detected in testdata: the walk missed them", detected)
 	}
 }

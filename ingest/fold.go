@@ -83,6 +83,10 @@ func (fl *Folder) input(r *stream.Reader) error {
 			_, err = io.Copy(io.Discard, r.Rest()) // blank lines and comments
 			return err
 		}
+		var change *ChangeError
+		if errors.As(err, &change) {
+			return fmt.Errorf("%s:%w", name, err)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -162,7 +166,7 @@ func Mixed(cur, input string, n int, window []byte) error {
 	for i := range Registered {
 		g := &Registered[i]
 		if g.Name != cur && g.Sniff(window) == format.Sure {
-			return fmt.Errorf("%s:%d: the input changes format: %s before this line, %s from here on; fold them as separate files", input, n, cur, g.Name)
+			return fmt.Errorf("%s:%s", input, changeMessage(n, cur, g.Name))
 		}
 	}
 	return nil

@@ -170,9 +170,16 @@ func TestFolderLongInput(t *testing.T) {
 // way round; a stray line alone is only a malformed line.
 func TestFolderMixedFormats(t *testing.T) {
 	script := readTestFile(t, "../testdata/perf/recorded/cwork.perf-script.txt")
+	dtrace := readTestFile(t, "../testdata/dtrace/example-dtrace-stacks.txt")
 	var folded []byte
 	for i := 0; len(folded) < 2*DetectSize; i++ {
 		folded = fmt.Appendf(folded, "app;main;f%d %d\n", i%500, i+1)
+	}
+	// Fewer lines than the folded sniffer looks at (64), longer than the
+	// shortest start Detect looks at alone (512 bytes).
+	var short []byte
+	for i := range 40 {
+		short = fmt.Appendf(short, "app;main;worker_loop;compute_step_%d;leaf_function_%d %d\n", i%7, i%3, i+1)
 	}
 	dir := t.TempDir()
 	for _, tc := range []struct {
@@ -186,6 +193,15 @@ func TestFolderMixedFormats(t *testing.T) {
 		// perf script header "comm tid" (as -F comm,tid prints it): the
 		// change shows on the next line.
 		{"script-then-folded.txt", script, folded, "perf-script", "folded", 1},
+		// dtrace takes any line for a frame; once its frames came
+		// indented, a line at column 0 is none.
+		// A first part shorter than what the sniffers see: the input
+		// was detected as the second part's format, the first part's
+		// lines reported as malformed one by one (lost, exit 0).
+		{"short-folded-then-script.txt", short, script, "folded", "perf-script", 0},
+		{"short-dtrace-then-jstack.txt", dtrace[:1500+bytes.Index(dtrace[1500:], []byte("\n\n"))+1], readTestFile(t, "../testdata/jstack/threads.txt"), "dtrace", "jstack", 0},
+		{"dtrace-then-folded.txt", dtrace, folded, "dtrace", "folded", 0},
+		{"dtrace-then-script.txt", dtrace, script, "dtrace", "perf-script", 0},
 	} {
 		path := filepath.Join(dir, tc.name)
 		os.WriteFile(path, append(append([]byte{}, tc.first...), tc.second...), 0o644)

@@ -1,6 +1,11 @@
 package main
 
 import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"image"
+	"image/png"
 	"strings"
 	"testing"
 
@@ -28,6 +33,17 @@ func TestFormats(t *testing.T) {
 	}
 	if !strings.Contains(out, "spin_worker;start_thread;spin 449\n") || !strings.Contains(out, "(garbage collection);(marking) 10\n") {
 		t.Errorf("output:\n%s", out)
+	}
+
+	// Inputs all in a format folded on workers (perf script) are named
+	// one by one too.
+	const script, script2 = "../../testdata/perf/recorded/cwork.perf-script.txt", "../../testdata/perf/recorded/threadname.perf-script.txt"
+	if _, stderr, code := cmdtest.Run(command, "", "--stats", script, script2); code != 0 ||
+		!strings.Contains(stderr, "cwork.perf-script.txt: format perf-script (detected)") || !strings.Contains(stderr, "threadname.perf-script.txt: format perf-script (detected)") {
+		t.Errorf("--stats of two perf script inputs: exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := cmdtest.Run(command, stacktest.ReadFile(t, script), "--stats"); code != 0 || !strings.Contains(stderr, "-: format perf-script (detected)") {
+		t.Errorf("--stats of perf script on stdin: exit %d, %s", code, stderr)
 	}
 
 	if out, stderr, code := cmdtest.Run(command, stacktest.ReadFile(t, dumpFold), "--format", "folded"); code != 0 || out != stacktest.ReadFile(t, dumpFold) {
@@ -60,6 +76,9 @@ func TestRefused(t *testing.T) {
 		{"JSON", `{"users": [{"name": "a", "id": 1}]}`, "this is JSON"},
 		{"CSV", "date,host,value\n2024-01-01,a,3\n2024-01-02,b,4\n", `first line: "date,host,value"`},
 		{"ELF", stacktest.ReadFile(t, "/proc/self/exe")[:4096], "this is an ELF executable or library, not a profile: profile it: perf record -g -- PROGRAM, then pfold perf.data"},
+		{"PNG", pngImage(t), "this is a PNG image, not a profile"},
+		{"tar", tarArchive(t), "this is a tar archive, not a profile: unpack it"},
+		{"zip", zipArchive(t), "this is a zip archive (or a jar), not a profile: unpack it"},
 	} {
 		out, stderr, code := cmdtest.Run(command, tc.in)
 		if code != 1 || out != "" || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
@@ -80,4 +99,38 @@ func TestNothingValid(t *testing.T) {
 	if code != 0 || out != "a;b 1\n" || !strings.Contains(stderr, "-:2:") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
+}
+
+// pngImage is a 1×1 PNG, as image/png writes it.
+func pngImage(t *testing.T) string {
+	var b bytes.Buffer
+	if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// tarArchive is a tar of one text file, as tar -cf writes it.
+func tarArchive(t *testing.T) string {
+	var b bytes.Buffer
+	tw := tar.NewWriter(&b)
+	body := "a;b 1\n"
+	tw.WriteHeader(&tar.Header{Name: "profile.folded", Mode: 0o644, Size: int64(len(body))})
+	tw.Write([]byte(body))
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// zipArchive is a zip of one text file.
+func zipArchive(t *testing.T) string {
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	w, _ := zw.Create("profile.folded")
+	w.Write([]byte("a;b 1\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -77,7 +77,14 @@ func run(c *cli.Context) error {
 		if all := sameFormat(formats); all != nil && all.FoldChunks != nil {
 			chosen = all
 			if c.Bool("stats") {
-				cmdutil.Statsf(c, "format %s (detected)", all.Name)
+				// One line per input, as the Folder's path says it.
+				inputs := c.Args().Slice()
+				if len(inputs) == 0 {
+					inputs = []string{"-"}
+				}
+				for _, input := range inputs {
+					cmdutil.Statsf(c, "%s: format %s (detected)", input, all.Name)
+				}
 			}
 		}
 	}

@@ -31,6 +31,15 @@ type parser struct {
 	diag    *stream.Diag
 	offsets bool
 
+	// indented is set once a frame of this input came indented, as
+	// DTrace prints them (stackindent, 14 spaces by default): a line at
+	// column 0 after that is no frame. With -x stackindent=0 the first
+	// frame is at column 0 and every line is taken as the Perl takes it.
+	indented, seen bool
+	// name and start say where the stack being read began.
+	name  string
+	start int
+
 	// The frames read so far, leaf first: group g's parts (a frame and
 	// its inlined callees, "a->b") are parts[groups[g]:groups[g+1]],
 	// offsets into arena.
@@ -42,6 +51,9 @@ type parser struct {
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	if n <= headerLines {
+		if n == 1 {
+			p.seen, p.indented = false, false
+		}
 		return nil
 	}
 	line = bytes.TrimRight(line, "\r")
@@ -59,6 +71,18 @@ func (p *parser) Line(name string, n int, line []byte) error {
 			return p.diag.Malformed(name, n, line, err.Error())
 		}
 		return p.flush(c)
+	}
+	indented := len(line) > len(t)
+	if !p.seen {
+		p.seen, p.indented = true, indented
+	} else if p.indented && !indented {
+		// Not DTrace's: another format's line (a folded stack, a
+		// perf script header), or text a D script printed. The Perl
+		// takes it for a frame.
+		return p.diag.Malformed(name, n, line, "not a frame: a line at column 0 among indented frames")
+	}
+	if len(p.groups) == 0 {
+		p.name, p.start = name, n
 	}
 	p.addFrame(t)
 	return nil
@@ -138,7 +162,14 @@ func (p *parser) flush(c fold.Count) error {
 		end = p.groups[g]
 	}
 	if p.offsets {
-		s = trimOffset(s) // the leaf's offset goes
+		// The leaf's offset goes, and only the leaf's: the Perl's
+		// s/\+[^+]*$// on the joined stack cuts at the last '+' of the
+		// whole stack, so a leaf printed without offset
+		// ("genunix`segvn_fault") was dropped with its caller's offset
+		// (FlameGraph issue 202; inferno trims the leaf frame alone).
+		if i := bytes.LastIndexByte(s, '+'); i > bytes.LastIndexByte(s, ';') {
+			s = s[:i]
+		}
 	}
 	p.stack = s
 	p.reset()
@@ -150,7 +181,14 @@ func (p *parser) reset() {
 }
 
 func (p *parser) End() error {
+	pending := len(p.groups) > 0
 	p.reset()
+	p.seen, p.indented = false, false
+	if pending {
+		// The Perl drops it silently; inferno stops ("Input data ends
+		// in the middle of a stack").
+		return p.diag.Malformed(p.name, p.start, nil, "a stack with no count after it at the end of the input")
+	}
 	return nil
 }
 
