@@ -126,7 +126,7 @@ func run(c *cli.Context) error {
 	bad := stream.BadLines{Diag: diag}
 	for in.Scan() {
 		line := in.Bytes()
-		if len(line) == 0 || bytes.HasPrefix(line, []byte("# ")) {
+		if stream.IsBlank(line) || bytes.HasPrefix(line, []byte("# ")) {
 			continue // blank, or a comment such as austin's "# interval: 100"
 		}
 		stack, before, after, diff, err := flame.ParseLine(line)

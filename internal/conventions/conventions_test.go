@@ -46,13 +46,14 @@ func run(t *testing.T, bin string, stdin string, args ...string) (string, string
 
 // TestEmptyInput: empty in, empty out, exit 0, for every binary (pflame
 // wrote an error SVG and exited 1; ptop, pdot, pcallgrind and ppprof
-// wrote reports of nothing).
+// wrote reports of nothing). Blank lines are spaces, tabs and a CRLF's
+// '\r' too (pflame took "  " for a malformed stack and exited 1).
 func TestEmptyInput(t *testing.T) {
 	dir := build(t)
 	empty := filepath.Join(t.TempDir(), "empty")
 	os.WriteFile(empty, nil, 0o644)
 	for _, b := range all {
-		for _, in := range []string{"", "\n\n"} {
+		for _, in := range []string{"", "\n\n", "  \n\r\n\t\n"} {
 			args := []string{}
 			if b == "pdiff" {
 				args = []string{empty, empty}
