@@ -143,7 +143,7 @@ func run(c *cli.Context) error {
 			err = g.Add(stack, after)
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("%s:%d: stack %.80q: %w", in.Name(), in.Line(), stack, err)
 		}
 		lines++
 	}

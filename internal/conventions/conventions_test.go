@@ -135,3 +135,28 @@ func TestNoNetHTTP(t *testing.T) {
 		}
 	}
 }
+
+// TestOverflowNamesStack: a count that overflows as it is summed is an
+// error naming the stack, for decimals as for integers, in every binary
+// that reads folded stacks (ptop, pdot, pcallgrind, pfilter and pdiff
+// named only file:line, pflame nothing at all).
+func TestOverflowNamesStack(t *testing.T) {
+	dir := build(t)
+	for _, in := range []string{"x 1\na;b 1e308\na;b 1e308\n", "x 1\na;b 18446744073709551615\na;b 1\n"} {
+		f := filepath.Join(t.TempDir(), "over.folded")
+		os.WriteFile(f, []byte(in), 0o644)
+		for _, b := range all {
+			if b == "pigprof" {
+				continue // reads igprof dumps
+			}
+			args := []string{f}
+			if b == "pdiff" {
+				args = []string{f, f}
+			}
+			out, errs, code := run(t, filepath.Join(dir, b), "", args...)
+			if code != 1 || out != "" || !strings.Contains(errs, `"a;b"`) {
+				t.Errorf("%s on %q: exit %d, %d bytes out, stderr %q", b, in, code, len(out), errs)
+			}
+		}
+	}
+}
