@@ -36,26 +36,28 @@ func UsageErrorf(format string, args ...any) error {
 var version, commit string
 
 // Version returns the module version the binary was built from, and its
-// commit when known.
+// commit when known: the -ldflags of scripts/install first, then the
+// build's own VCS stamp; "(devel)" for an untagged build.
 func Version() string {
-	if version != "" {
-		if commit != "" {
-			return version + " " + commit
-		}
-		return version
+	v, rev := version, commit
+	if v == "devel" {
+		v = "" // no tag: the commit says which build it is
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" {
-		if commit != "" {
-			return "(devel) " + commit
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version // a pseudo-version holds the commit
 		}
-		return "(devel)"
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && rev == "" && v == "" {
+				rev = s.Value
+			}
+		}
 	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && v == "(devel)" {
-			v += " " + s.Value
-		}
+	if v == "" {
+		v = "(devel)"
+	}
+	if rev != "" {
+		v += " " + rev
 	}
 	return v
 }
