@@ -207,6 +207,26 @@ func TestPfoldHostsFailure(t *testing.T) {
 	if err == nil || out != "" || !strings.Contains(errs, "127.0.0.9") {
 		t.Errorf("unreachable host: %v, %d bytes out, stderr %q", err, len(out), errs)
 	}
+	// A host whose result lost a stack (a pfold that drops the first
+	// line it wrote, copied there by --transfer-binary): the total does
+	// not add up, in both modes.
+	lossy := filepath.Join(t.TempDir(), "lossy")
+	os.MkdirAll(lossy, 0o755)
+	os.WriteFile(filepath.Join(lossy, "pfold"), []byte("#!/bin/bash\n"+filepath.Join(h.bin, "pfold")+` "$@" >"$0.out"; s=$?
+while [ $# -gt 0 ]; do if [ "$1" = -o ]; then sed -i 1d "$2"; fi; shift; done
+sed 1d "$0.out"; exit $s
+`), 0o755)
+	for _, mode := range [][]string{{"--block", "16k"}, {"--remote-files"}} {
+		out, errs, err = h.runPath(t, lossy+":"+h.bin, append([]string{"-S", h.list, "--transfer-binary"}, append(mode, abs)...)...)
+		if err == nil || out != "" || !strings.Contains(errs, "is not the sum of the hosts' totals") {
+			t.Errorf("a lost stack, %v: %v, %d bytes out, stderr %q", mode, err, len(out), errs)
+		}
+	}
+	// A file missing on the hosts.
+	out, errs, err = h.run(t, "-S", h.list, "--remote-files", "/nonexistent/perf.txt")
+	if err == nil || out != "" || !strings.Contains(errs, "host 127.0.0.2") || !strings.Contains(errs, "host 127.0.0.3") || strings.Contains(errs, "No such file") {
+		t.Errorf("missing remote file: %v, %d bytes out, stderr %q", err, len(out), errs)
+	}
 	// pfold failing on the hosts.
 	out, errs, err = h.run(t, "-S", h.list, "--frobnicate", abs)
 	if err == nil || out != "" || !strings.Contains(errs, "host 127.0.0.") || !strings.Contains(errs, "frobnicate") {
