@@ -52,6 +52,12 @@ func (b *Batch) Reset() {
 // Len returns the number of stacks in the batch.
 func (b *Batch) Len() int { return len(b.stacks) }
 
+// Stack returns the i'th stack of the batch, valid until Reset.
+func (b *Batch) Stack(i int) []byte {
+	s := b.stacks[i]
+	return b.data[s.start:s.end]
+}
+
 // Bytes returns the bytes of the stacks in the batch.
 func (b *Batch) Bytes() int { return len(b.data) }
 

@@ -251,7 +251,7 @@ func (fl *Folder) Stats() []string {
 	return out
 }
 
-// DetectInputs detects the format of every named input ("-" is stdin)
+// DetectInputs detects the format of every named input ("-" or "" is stdin)
 // from its first bytes, for pfold to choose a parallel path when all are
 // in one format. It returns the reader to use for stdin from now on: the
 // bytes looked at are not lost. An input it cannot open or detect gives
@@ -263,7 +263,7 @@ func DetectInputs(names []string, stdin io.Reader) ([]*format.Format, io.Reader,
 	formats := make([]*format.Format, len(names))
 	for i, name := range names {
 		var prefix []byte
-		if name == "-" {
+		if name == "-" || name == "" { // both stdin, as stream.Open has them
 			// Decompress once here and hand on plain bytes: the magic
 			// check of the next reader then finds nothing to do.
 			in, err := stream.OpenReader(name, stdin)

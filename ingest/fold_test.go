@@ -228,3 +228,24 @@ func TestFolderMixedFormats(t *testing.T) {
 		t.Errorf("a stray line: err %v, warnings %q", err, warn)
 	}
 }
+
+// TestDetectInputsEmptyName: "" is standard input, as for stream.Open:
+// its first bytes are looked at through the stdin given and handed on
+// (they were read from os.Stdin and lost, and `pfold ''` folded nothing).
+func TestDetectInputsEmptyName(t *testing.T) {
+	data, err := os.ReadFile("../testdata/perf/recorded/cwork.perf-script.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"-", ""} {
+		formats, stdin, err := DetectInputs([]string{name}, bytes.NewReader(data))
+		if err != nil || formats[0] == nil || formats[0].Name != "perf-script" {
+			t.Fatalf("%q: %v, %v", name, formats, err)
+		}
+		var rest bytes.Buffer
+		rest.ReadFrom(stdin)
+		if !bytes.Equal(rest.Bytes(), data) {
+			t.Errorf("%q: %d of %d bytes handed on", name, rest.Len(), len(data))
+		}
+	}
+}

@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/testenv"
 )
 
 // folded is one parsed folded line: its stack, the frames of the stack
@@ -254,12 +256,13 @@ func TestParseValueType(t *testing.T) {
 // TestGoToolPprof reads the profile with go tool pprof, as a user would:
 // -top must report the folded total and -traces every stack.
 func TestGoToolPprof(t *testing.T) {
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go not on PATH")
-	}
 	if testing.Short() {
 		t.Skip("runs go tool pprof")
+	}
+	// The go command of the toolchain running the test, on PATH or not.
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goBin); err != nil {
+		testenv.Missing(t, "go tool pprof: "+err.Error())
 	}
 	data, err := os.ReadFile("../testdata/pprof/cwork.folded")
 	if err != nil {

@@ -65,8 +65,12 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 		maxSelf = math.Max(maxSelf, p.self.get(int(i)).Float64())
 	}
 
+	name := opt.CountName
+	if name == "" {
+		name = "samples"
+	}
 	fmt.Fprintf(bw, "digraph profile {\n")
-	fmt.Fprintf(bw, "  // %s samples in %d stacks: %d frames, %d call edges\n", p.Total, p.Stacks, p.Len(), nEdges)
+	fmt.Fprintf(bw, "  // %s %s in %d stacks: %d frames, %d call edges\n", p.Total, comment(name), p.Stacks, p.Len(), nEdges)
 	if len(dropped) > 0 {
 		var why []string
 		if opt.Limit > 0 {
@@ -85,16 +89,12 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 		}
 		fmt.Fprintf(bw, "  // dropped %d of %d nodes (%s): %s%s\n", len(dropped), p.Len(), strings.Join(why, ", "), strings.Join(names, ", "), more)
 	}
-	name := opt.CountName
-	if name == "" {
-		name = "samples"
-	}
 	fmt.Fprintf(bw, "  Legend [shape=plaintext, fontsize=24, label=\"Total %s: %s\\l", quote(name), p.Total)
 	if len(dropped) > 0 {
 		fmt.Fprintf(bw, "Showing %d of %d nodes\\l", kept, p.Len())
 	}
 	if opt.NodeFraction > 0 {
-		fmt.Fprintf(bw, "Dropped nodes with < %g samples\\l", minTotal)
+		fmt.Fprintf(bw, "Dropped nodes with < %g %s\\l", minTotal, quote(name))
 	}
 	fmt.Fprintf(bw, "\"];\n")
 	fmt.Fprintf(bw, "  node [shape=box];\n")

@@ -308,4 +308,14 @@ func TestCountName(t *testing.T) {
 	if !strings.Contains(top.String(), "nanoseconds: 5 in 1 stacks") || !strings.Contains(dot.String(), "Total nanoseconds: 5") {
 		t.Errorf("top:\n%s\ndot:\n%s", top.String(), dot.String())
 	}
+	// No column or comment still says samples (the self column of
+	// ptop was SAMPLES, pdot's comment and --node-fraction line
+	// "samples", whatever the unit).
+	top.Reset()
+	dot.Reset()
+	p.WriteTop(&top, TopOptions{CountName: "nanoseconds"})
+	p.WriteDot(&dot, DotOptions{CountName: "nanoseconds", NodeFraction: 0.5})
+	if strings.Contains(strings.ToLower(top.String()+dot.String()), "sample") || !strings.Contains(top.String(), "SELF") {
+		t.Errorf("top:\n%s\ndot:\n%s", top.String(), dot.String())
+	}
 }

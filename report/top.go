@@ -34,7 +34,13 @@ func (p *Profile) WriteTop(w io.Writer, opt TopOptions) error {
 	fmt.Fprintf(bw, "  %s: %s in %d stacks\n", name, p.Total, p.Stacks)
 	fmt.Fprintf(bw, "  Frames: %d (%d shown)\n", p.Len(), shown)
 	fmt.Fprintf(bw, "==================================\n")
-	fmt.Fprintf(bw, "%10s    (pct)  %10s    (pct)     FRAME\n", "TOTAL", "SAMPLES")
+	// stackprof's self column is SAMPLES; counts of another unit are
+	// the frame's SELF in that unit, which the header names.
+	self := "SAMPLES"
+	if opt.CountName != "" {
+		self = "SELF"
+	}
+	fmt.Fprintf(bw, "%10s    (pct)  %10s    (pct)     FRAME\n", "TOTAL", self)
 	for _, i := range order[:shown] {
 		self, total := p.self.get(int(i)), p.total.get(int(i))
 		fmt.Fprintf(bw, "%s %8s  %s %8s     %s\n",

@@ -77,7 +77,7 @@ func (f *FoldedReader) Next() bool {
 	for f.scan() {
 		f.Lines++
 		line := f.bytes()
-		if isBlank(line) {
+		if IsBlank(line) {
 			continue
 		}
 		stack, c, err := fold.ParseLine(line)
@@ -201,7 +201,9 @@ func (f *FoldedReader) bytes() []byte {
 	return f.r.Bytes()
 }
 
-func isBlank(line []byte) bool {
+// IsBlank reports whether a line of folded text is blank: only spaces,
+// tabs and a CRLF's '\r'. Every reader of folded stacks skips such lines.
+func IsBlank(line []byte) bool {
 	for _, c := range line {
 		if c != ' ' && c != '\t' && c != '\r' {
 			return false

@@ -35,7 +35,7 @@ func foldedLines(name string, take func(stack []byte, c fold.Count, name string,
 			} else {
 				data = nil
 			}
-			if isBlank(text) {
+			if IsBlank(text) {
 				continue
 			}
 			stack, c, err := fold.ParseLine(text)

@@ -157,7 +157,7 @@ func feed(fr *stream.FoldedReader, head sink, st *FilterStats) error {
 		st.InStacks++
 		var err error
 		if st.In, err = st.In.Add(c); err != nil {
-			return fmt.Errorf("%s:%d: total count: %w", fr.Name(), fr.Line(), err)
+			return fmt.Errorf("%s:%d: total count at stack %.80q: %w", fr.Name(), fr.Line(), fr.Stack(), err)
 		}
 		if err := head.push(fr.Stack(), c); err != nil {
 			return fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
@@ -216,7 +216,7 @@ func filterSorted(fr *stream.FoldedReader, ts []Transform, names []string, p fil
 		st.InStacks++
 		var err error
 		if st.In, err = st.In.Add(c); err != nil {
-			return fmt.Errorf("%s:%d: total count: %w", name, line, err)
+			return fmt.Errorf("%s:%d: total count at stack %.80q: %w", name, line, stack, err)
 		}
 		split.in = stack
 		if err := ch.head.push(stack, c); err != nil {

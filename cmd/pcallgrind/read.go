@@ -58,7 +58,7 @@ func addAll(prof *callgrind.Profile, fr *stream.FoldedReader) error {
 		if err == nil {
 			var i int
 			if i, err = prof.AddBatch(&b.b); err != nil {
-				err = fmt.Errorf("%s:%d: %w", b.name, b.lines[i], err)
+				err = fmt.Errorf("%s:%d: stack %.80q: %w", b.name, b.lines[i], b.b.Stack(i), err)
 				close(quit)
 			}
 		}

@@ -56,7 +56,7 @@ func openSide(name string, o sideOptions) (*side, error) {
 		var err error
 		if s.total, err = s.total.Add(n); err != nil {
 			s.agg.Close()
-			return nil, fmt.Errorf("%s:%d: total count: %w", fr.Name(), fr.Line(), err)
+			return nil, fmt.Errorf("%s:%d: total count at stack %.80q: %w", fr.Name(), fr.Line(), fr.Stack(), err)
 		}
 		if err := s.agg.Add(stack, n); err != nil {
 			s.agg.Close()

@@ -111,7 +111,7 @@ func run(c *cli.Context, flags flame.Options) error {
 	bad := stream.BadLines{Diag: diag}
 	for in.Scan() {
 		line := in.Bytes()
-		if len(line) == 0 || bytes.HasPrefix(line, []byte("# ")) {
+		if stream.IsBlank(line) || bytes.HasPrefix(line, []byte("# ")) {
 			continue // blank, or a comment such as austin's "# interval: 100"
 		}
 		stack, before, after, diff, err := flame.ParseLine(line)
@@ -128,7 +128,7 @@ func run(c *cli.Context, flags flame.Options) error {
 			err = g.Add(stack, after)
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("%s:%d: stack %.80q: %w", in.Name(), in.Line(), stack, err)
 		}
 		lines++
 	}

@@ -308,3 +308,23 @@ func TestSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagMessages: an option the flag package refuses is named as the
+// user typed it ("flag needs an argument: -event-filter" and "invalid
+// value \"abc\" for flag -jobs" had one dash).
+func TestFlagMessages(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--event-filter"}, "pfold: option --event-filter needs an argument\n"},
+		{[]string{"--jobs", "abc"}, "pfold: invalid value \"abc\" for --jobs\n"},
+		{[]string{"-j", "abc"}, "pfold: invalid value \"abc\" for -j\n"},
+		{[]string{"--bogus"}, "pfold: unknown option --bogus\n"},
+	} {
+		out, errs, code := cmdtest.Run(command, "", tc.args...)
+		if code != 2 || out != "" || !strings.HasPrefix(errs, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+}

@@ -13,6 +13,9 @@ SAMPLES (self) counts the samples whose leaf is the frame; TOTAL counts
 the samples whose stack holds the frame, each stack once however often the
 frame recurses in it. Percentages are of all samples read. Rows are
 sorted by SAMPLES, largest first (--sort-total: by TOTAL), then by name.
+With --countname NAME (nanoseconds, for pfold of a cpu-clock recording,
+which weighs each sample by its period), the header names the unit and
+the self column is SELF.
 
 Frames are told apart by name alone: two functions with the same name (two
 <main> frames in a Ruby profile) are one row, where stackprof, which
@@ -32,6 +35,7 @@ Options:
 
 	--limit N      print at most N frames (default 0: all)
 	--sort-total   sort by TOTAL instead of SAMPLES
+	--countname NAME  what the counts are, for the header (default Samples)
 	-o FILE        write to FILE instead of standard output
 	--strict       make the first malformed line fatal
 	--mem SIZE     the runtime's memory limit, less 48 MiB (default 256MiB, env PFOLD_MEM)

@@ -21,7 +21,7 @@ func command() *cmdutil.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Usage: "print at most `N` frames", DefaultText: "0: all"},
 			&cli.BoolFlag{Name: "sort-total", Usage: "sort by TOTAL instead of SAMPLES", DefaultText: "false"},
-			&cli.StringFlag{Name: "countname", Usage: "what the counts are, for the header (`NAME`: nanoseconds for pfold of a cpu-clock recording, which folds periods)", DefaultText: "Samples"},
+			&cli.StringFlag{Name: "countname", Usage: "what the counts are, for the header and the self column, then SELF (`NAME`: nanoseconds for pfold of a cpu-clock recording, which folds periods)", DefaultText: "Samples"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.MemLimitFlag,
 			&cli.BoolFlag{Name: "stats", Usage: "print counts of bytes, stacks and frames to stderr", DefaultText: "false"},
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/perfscript"
 	"github.com/pfold/pfold/internal/stacktest"
+	"github.com/pfold/pfold/internal/testenv"
 )
 
 // makeLBR rewrites a file-mode recording as if it had been recorded with
@@ -123,6 +124,11 @@ var lbrRecordings = []string{"cwork", "cpp", "kernel"}
 // stack), and the direct fold equals the text path's.
 func TestLBR(t *testing.T) {
 	root := "../../testdata/perfdata"
+	if _, err := exec.LookPath("perf"); err != nil && testenv.InCI() {
+		// Without perf the rewritten recordings are not checked
+		// against perf script: the committed oracles alone are.
+		t.Errorf("perf not on PATH (Debian package linux-perf): the oracles are not checked against perf script; CI installs it with scripts/install-deps")
+	}
 	for _, name := range lbrRecordings {
 		dir := filepath.Join(root, name)
 		data, err := os.ReadFile(filepath.Join(dir, "perf.data"))

@@ -126,10 +126,7 @@ func TestFreshRecording(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("perf record needs Linux")
 	}
-	cc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("no gcc")
-	}
+	cc := testenv.NeedTool(t, "Debian package gcc: the workload recorded", "gcc")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "cwork")
 	if out, err := exec.Command(cc, "-O1", "-fno-omit-frame-pointer", "-o", bin, "../../testdata/perfreport/cwork.c").CombinedOutput(); err != nil {

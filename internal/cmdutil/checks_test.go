@@ -30,6 +30,12 @@ func TestOptionMessages(t *testing.T) {
 		{"abc", []string{"--mem", "64MiB"}, ""},
 		{"", []string{"-o", "/nonexistent/dir/out.folded"}, "-o /nonexistent/dir/out.folded: directory /nonexistent/dir does not exist"},
 		{"", []string{"--frobnicate"}, "unknown option --frobnicate"},
+		// Every flag package message with the option as typed (a
+		// missing argument and a bad value named "-mem").
+		{"", []string{"-z"}, "unknown option -z"},
+		{"", []string{"--mem"}, "option --mem needs an argument"},
+		{"", []string{"-o"}, "option -o needs an argument"},
+		{"", []string{"--help=3"}, `invalid boolean value "3" for --help`},
 	} {
 		t.Setenv("PFOLD_MEM", tc.env)
 		var stderr strings.Builder

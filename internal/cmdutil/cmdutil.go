@@ -36,26 +36,28 @@ func UsageErrorf(format string, args ...any) error {
 var version, commit string
 
 // Version returns the module version the binary was built from, and its
-// commit when known.
+// commit when known: the -ldflags of scripts/install first, then the
+// build's own VCS stamp; "(devel)" for an untagged build.
 func Version() string {
-	if version != "" {
-		if commit != "" {
-			return version + " " + commit
-		}
-		return version
+	v, rev := version, commit
+	if v == "devel" {
+		v = "" // no tag: the commit says which build it is
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" {
-		if commit != "" {
-			return "(devel) " + commit
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if v == "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version // a pseudo-version holds the commit
 		}
-		return "(devel)"
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && rev == "" && v == "" {
+				rev = s.Value
+			}
+		}
 	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" && v == "(devel)" {
-			v += " " + s.Value
-		}
+	if v == "" {
+		v = "(devel)"
+	}
+	if rev != "" {
+		v += " " + rev
 	}
 	return v
 }
@@ -100,7 +102,7 @@ func Run(app *cli.App, args []string) int {
 	}
 	app.HideHelpCommand = true
 	app.ExitErrHandler = func(*cli.Context, error) {} // we choose the status
-	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{unknownFlag(err)} }
+	app.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return usageError{flagMessage(err)} }
 	before := app.Before
 	app.Before = func(c *cli.Context) error {
 		if err := checkPaths(c); err != nil {
@@ -142,16 +144,34 @@ func Run(app *cli.App, args []string) int {
 	}
 }
 
-// unknownFlag names an undefined option as it is written on the command
-// line, with its double dash (the flag package prints "-frobnicate").
-func unknownFlag(err error) error {
-	const p = "flag provided but not defined: -"
-	if msg := err.Error(); strings.HasPrefix(msg, p) {
-		name := msg[len(p):]
-		if len(name) > 1 {
-			name = "-" + name
+// flagMessage names the option of a flag package error as it is
+// written on the command line, with its double dash (the flag package
+// prints "-frobnicate" for an unknown option, a missing argument and a
+// value it cannot parse).
+func flagMessage(err error) error {
+	msg := err.Error()
+	for _, f := range []struct{ prefix, format string }{
+		{"flag provided but not defined: -", "unknown option %s"},
+		{"flag needs an argument: -", "option %s needs an argument"},
+	} {
+		if name, ok := strings.CutPrefix(msg, f.prefix); ok {
+			return fmt.Errorf(f.format, dashed(name))
 		}
-		return fmt.Errorf("unknown option -%s", name)
+	}
+	// invalid value "abc" for flag -jobs: parse error
+	// invalid boolean value "3" for -help: parse error
+	if strings.HasPrefix(msg, "invalid ") {
+		for _, sep := range []string{" for flag -", " for -"} {
+			if i := strings.Index(msg, sep); i >= 0 {
+				rest := msg[i+len(sep):]
+				name, why, _ := strings.Cut(rest, ": ")
+				out := msg[:i] + " for " + dashed(name)
+				if why != "" && why != "parse error" {
+					out += ": " + why
+				}
+				return errors.New(out)
+			}
+		}
 	}
 	return err
 }

@@ -173,9 +173,7 @@ func TestGenDocsScript(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds every binary")
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("go not on PATH")
-	}
+	testenv.NeedTool(t, "scripts/gen-docs runs go build", "go")
 	out := t.TempDir()
 	cmd := exec.Command("sh", "../../scripts/gen-docs", out)
 	if b, err := cmd.CombinedOutput(); err != nil {

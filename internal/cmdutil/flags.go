@@ -150,7 +150,7 @@ func ReadFolded(c *cli.Context, add func(stack []byte, n fold.Count) error) (Fol
 	fr := stream.NewFoldedReader(in, diag)
 	for fr.Next() {
 		if err := add(fr.Stack(), fr.Count()); err != nil {
-			return FoldedInput{}, fmt.Errorf("%s:%d: %w", fr.Name(), fr.Line(), err)
+			return FoldedInput{}, fmt.Errorf("%s:%d: stack %.80q: %w", fr.Name(), fr.Line(), fr.Stack(), err)
 		}
 	}
 	err := fr.Err()

@@ -44,13 +44,14 @@ func run(t *testing.T, bin string, stdin string, args ...string) (string, string
 
 // TestEmptyInput: empty in, empty out, exit 0, for every binary (pflame
 // wrote an error SVG and exited 1; ptop, pdot, pcallgrind and ppprof
-// wrote reports of nothing).
+// wrote reports of nothing). Blank lines are spaces, tabs and a CRLF's
+// '\r' too (pflame took "  " for a malformed stack and exited 1).
 func TestEmptyInput(t *testing.T) {
 	dir := build(t)
 	empty := filepath.Join(t.TempDir(), "empty")
 	os.WriteFile(empty, nil, 0o644)
 	for _, b := range all {
-		for _, in := range []string{"", "\n\n"} {
+		for _, in := range []string{"", "\n\n", "  \n\r\n\t\n"} {
 			args := []string{}
 			if b == "pdiff" {
 				args = []string{empty, empty}
@@ -129,6 +130,31 @@ func TestNoNetHTTP(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		if dep == "net/http" || strings.HasPrefix(dep, "github.com/chromedp/") {
 			t.Errorf("a binary depends on %s", dep)
+		}
+	}
+}
+
+// TestOverflowNamesStack: a count that overflows as it is summed is an
+// error naming the stack, for decimals as for integers, in every binary
+// that reads folded stacks (ptop, pdot, pcallgrind, pfilter and pdiff
+// named only file:line, pflame nothing at all).
+func TestOverflowNamesStack(t *testing.T) {
+	dir := build(t)
+	for _, in := range []string{"x 1\na;b 1e308\na;b 1e308\n", "x 1\na;b 18446744073709551615\na;b 1\n"} {
+		f := filepath.Join(t.TempDir(), "over.folded")
+		os.WriteFile(f, []byte(in), 0o644)
+		for _, b := range all {
+			if b == "pigprof" {
+				continue // reads igprof dumps
+			}
+			args := []string{f}
+			if b == "pdiff" {
+				args = []string{f, f}
+			}
+			out, errs, code := run(t, filepath.Join(dir, b), "", args...)
+			if code != 1 || out != "" || !strings.Contains(errs, `"a;b"`) {
+				t.Errorf("%s on %q: exit %d, %d bytes out, stderr %q", b, in, code, len(out), errs)
+			}
 		}
 	}
 }

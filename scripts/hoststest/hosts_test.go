@@ -26,7 +26,7 @@ func freePort(t *testing.T) int {
 	for i := 0; i < 20; i++ {
 		l, err := net.Listen("tcp", "127.0.0.2:0")
 		if err != nil {
-			t.Skipf("cannot listen on 127.0.0.2: %v", err)
+			testenv.Missing(t, fmt.Sprintf("cannot listen on 127.0.0.2: %v", err))
 		}
 		port := l.Addr().(*net.TCPAddr).Port
 		l.Close()
@@ -100,9 +100,15 @@ SetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin
 
 func (h *hosts) run(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return h.runPath(t, h.bin, args...)
+}
+
+// runPath runs pfold-hosts with path before the PATH.
+func (h *hosts) runPath(t *testing.T, path string, args ...string) (string, string, error) {
+	t.Helper()
 	script, _ := filepath.Abs("../pfold-hosts")
 	cmd := exec.Command(script, append([]string{"--ssh", h.ssh}, args...)...)
-	cmd.Env = append(os.Environ(), "PATH="+h.bin+":"+os.Getenv("PATH"), "HOME="+t.TempDir())
+	cmd.Env = append(os.Environ(), "PATH="+path+":"+os.Getenv("PATH"), "HOME="+t.TempDir())
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -122,10 +128,20 @@ func (h *hosts) pfold(t *testing.T, args ...string) string {
 // hosts gives what one pfold gives, in both modes.
 func TestPfoldHosts(t *testing.T) {
 	h := startHosts(t)
-	dumps, _ := filepath.Glob("../../testdata/perf/recorded/*.txt*")
-	more, _ := filepath.Glob("../../testdata/perf/flamegraph/*.txt")
-	dumps = append(dumps, more...)
-	if len(dumps) < 10 {
+	var dumps []string
+	for _, g := range []string{"recorded/*.txt*", "flamegraph/*.txt", "inferno/*.txt*", "layouts/*.txt"} {
+		more, _ := filepath.Glob("../../testdata/perf/" + g)
+		dumps = append(dumps, more...)
+	}
+	// Events in runs: the first dump's cpu-clock, then only page-faults
+	// (a block without the first event is no error).
+	dir := t.TempDir()
+	two := filepath.Join(dir, "two-events.txt")
+	a, _ := os.ReadFile("../../testdata/perf/recorded/cwork.perf-script.txt")
+	b, _ := os.ReadFile("../../testdata/perf/recorded/threadname.perf-script.txt")
+	os.WriteFile(two, append(a, bytes.ReplaceAll(b, []byte("cpu-clock:"), []byte("page-faults:"))...), 0o644)
+	dumps = append(dumps, two)
+	if len(dumps) < 40 {
 		t.Fatalf("only %d dumps", len(dumps))
 	}
 	for i, d := range dumps {
@@ -134,32 +150,48 @@ func TestPfoldHosts(t *testing.T) {
 		if i%4 == 0 {
 			optss = append(optss, []string{"--pid"})
 		}
+		// Data here: blocks of a third of the file (at least 4 KiB), so
+		// every host gets several and blocks start anywhere: with a
+		// header or frames, another event, a srcline.
+		st, _ := os.Stat(abs)
+		block := fmt.Sprint(max(4096, st.Size()/3))
 		for _, opts := range optss {
 			want := h.pfold(t, append(opts, abs)...)
-			// Data here: small blocks, so every host gets several.
-			got, errs, err := h.run(t, append(append([]string{"-S", h.list, "--block", "256k"}, opts...), abs)...)
+			got, errs, err := h.run(t, append(append([]string{"-S", h.list, "--block", block}, opts...), abs)...)
 			if err != nil || got != want {
 				t.Errorf("%s %v, data here: %v, same %v\n%s", filepath.Base(d), opts, err, got == want, errs)
 			}
 		}
 	}
+	// An event that never occurs is an error, as for pfold, listing the
+	// events of all the blocks.
+	_, errs, err := h.run(t, "-S", h.list, "--block", "16k", "--event-filter", "cpu-clok", two)
+	if want := `no sample of event "cpu-clok" (--event-filter); the input has cpu-clock (1240 samples), page-faults (679 samples)`; err == nil || !strings.Contains(errs, want) {
+		t.Errorf("--event-filter cpu-clok: %v, stderr %q, want %q", err, errs, want)
+	}
 	// Data there: each host folds the file under that name (here both
 	// see the same file, so the merge counts it twice).
 	abs, _ := filepath.Abs("../../testdata/perf/recorded/cwork.perf-script.txt")
 	twice := filepath.Join(t.TempDir(), "twice.txt")
-	b, _ := os.ReadFile(abs)
+	b, _ = os.ReadFile(abs)
 	os.WriteFile(twice, append(append([]byte{}, b...), append([]byte("\n"), b...)...), 0o644)
 	want := h.pfold(t, twice)
 	got, errs, err := h.run(t, "-S", h.list, "--remote-files", abs)
 	if err != nil || got != want {
 		t.Errorf("--remote-files: %v, same %v\n%s", err, got == want, errs)
 	}
-	// --transfer-binary, on a compressed dump.
+	// --transfer-binary, on a compressed dump: the pfold that runs on
+	// the hosts is this machine's, copied (here a wrapper that leaves a
+	// mark, first on the local PATH; the hosts' PATH has the plain one).
 	gz, _ := filepath.Abs("../../testdata/perf/recorded/gobuild.txt.gz")
 	want = h.pfold(t, "--kernel", gz)
-	got, errs, err = h.run(t, "-S", h.list, "--transfer-binary", "--kernel", gz)
-	if err != nil || got != want {
-		t.Errorf("--transfer-binary: %v, same %v\n%s", err, got == want, errs)
+	local := filepath.Join(dir, "local")
+	mark := filepath.Join(dir, "copied-pfold-ran")
+	os.MkdirAll(local, 0o755)
+	os.WriteFile(filepath.Join(local, "pfold"), []byte("#!/bin/sh\ntouch "+mark+"\nexec "+filepath.Join(h.bin, "pfold")+` "$@"`+"\n"), 0o755)
+	got, errs, err = h.runPath(t, local+":"+h.bin, "-S", h.list, "--transfer-binary", "--kernel", gz)
+	if _, e := os.Stat(mark); err != nil || got != want || e != nil {
+		t.Errorf("--transfer-binary: %v, same %v, the copy ran: %v\n%s", err, got == want, e == nil, errs)
 	}
 }
 
@@ -172,6 +204,26 @@ func TestPfoldHostsFailure(t *testing.T) {
 	out, errs, err := h.run(t, "-S", "127.0.0.2,127.0.0.9", "--block", "32k", abs)
 	if err == nil || out != "" || !strings.Contains(errs, "127.0.0.9") {
 		t.Errorf("unreachable host: %v, %d bytes out, stderr %q", err, len(out), errs)
+	}
+	// A host whose result lost a stack (a pfold that drops the first
+	// line it wrote, copied there by --transfer-binary): the total does
+	// not add up, in both modes.
+	lossy := filepath.Join(t.TempDir(), "lossy")
+	os.MkdirAll(lossy, 0o755)
+	os.WriteFile(filepath.Join(lossy, "pfold"), []byte("#!/bin/bash\n"+filepath.Join(h.bin, "pfold")+` "$@" >"$0.out"; s=$?
+while [ $# -gt 0 ]; do if [ "$1" = -o ]; then sed -i 1d "$2"; fi; shift; done
+sed 1d "$0.out"; exit $s
+`), 0o755)
+	for _, mode := range [][]string{{"--block", "16k"}, {"--remote-files"}} {
+		out, errs, err = h.runPath(t, lossy+":"+h.bin, append([]string{"-S", h.list, "--transfer-binary"}, append(mode, abs)...)...)
+		if err == nil || out != "" || !strings.Contains(errs, "is not the sum of the hosts' totals") {
+			t.Errorf("a lost stack, %v: %v, %d bytes out, stderr %q", mode, err, len(out), errs)
+		}
+	}
+	// A file missing on the hosts.
+	out, errs, err = h.run(t, "-S", h.list, "--remote-files", "/nonexistent/perf.txt")
+	if err == nil || out != "" || !strings.Contains(errs, "host 127.0.0.2") || !strings.Contains(errs, "host 127.0.0.3") || strings.Contains(errs, "No such file") {
+		t.Errorf("missing remote file: %v, %d bytes out, stderr %q", err, len(out), errs)
 	}
 	// pfold failing on the hosts.
 	out, errs, err = h.run(t, "-S", h.list, "--frobnicate", abs)
