@@ -388,3 +388,40 @@ func TestEarlySpill(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedInOrderAdds: stacks added already sorted are not sorted
+// again, and one added out of order anywhere, first or last, makes the
+// table sort; so does a stack added again after the table was reset.
+func TestSortedInOrderAdds(t *testing.T) {
+	keys := []string{"a", "a;b", "a;b;c", "a;c", "b", "b;a", "c"}
+	for out := -1; out < len(keys); out++ {
+		tb := newTable(1 << 10)
+		for round := range 2 {
+			var want []string
+			for i, k := range keys {
+				if i == out && round == 1 {
+					continue // added last below, out of order
+				}
+				tb.add(hash([]byte(k)), []byte(k), fold.Int(1))
+				want = append(want, k)
+			}
+			if out >= 0 && round == 1 {
+				k := keys[out]
+				tb.add(hash([]byte(k)), []byte(k), fold.Int(1))
+				want = append(want, k)
+				slices.Sort(want)
+			}
+			if got := tb.unordered; got != (out >= 0 && round == 1 && out != len(keys)-1) {
+				t.Errorf("out %d round %d: unordered %v", out, round, got)
+			}
+			var got []string
+			for _, e := range tb.sorted() {
+				got = append(got, string(tb.key(&e)))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("out %d round %d: %q, want %q", out, round, got, want)
+			}
+			tb.reset()
+		}
+	}
+}

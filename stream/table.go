@@ -25,6 +25,10 @@ type table struct {
 	chunks  [][]byte
 	cur     int // the chunk being filled
 	chunk   int // size of a new arena chunk
+	// unordered: some stack was added before one that sorts below it.
+	// Formats that fold a whole recording before emitting (perf.data)
+	// emit their stacks sorted; then sorted has nothing to do.
+	unordered bool
 }
 
 type entry struct {
@@ -122,6 +126,9 @@ func (t *table) add(h uint64, stack []byte, c fold.Count) error {
 		e.setCount(sum)
 		return nil
 	}
+	if !t.unordered && len(t.entries) > 0 {
+		t.unordered = bytes.Compare(t.key(&t.entries[len(t.entries)-1]), stack) > 0
+	}
 	ci, off := t.store(stack)
 	t.ix.Insert(h, i, int32(len(t.entries)))
 	t.entries = append(t.entries, entry{hash: h, chunk: ci, off: off, n: uint32(len(stack))})
@@ -155,7 +162,9 @@ func (t *table) store(stack []byte) (uint32, uint32) {
 // sorted sorts the entries bytewise by stack; the index is invalid
 // afterwards until reset.
 func (t *table) sorted() []entry {
-	t.sortFrom(t.entries, 0)
+	if t.unordered {
+		t.sortFrom(t.entries, 0)
+	}
 	return t.entries
 }
 
@@ -288,6 +297,7 @@ func (t *table) reset() {
 	}
 	t.ix.Reset()
 	t.entries = t.entries[:0]
+	t.unordered = false
 	for i := range t.chunks {
 		t.chunks[i] = t.chunks[i][:0]
 	}
@@ -298,6 +308,7 @@ func (t *table) reset() {
 func (t *table) release() {
 	t.ix.Release()
 	t.entries, t.chunks, t.cur = nil, nil, 0
+	t.unordered = false
 }
 
 // hash is the stack hash used by every table: internal/table's, xxhash.
