@@ -300,6 +300,16 @@ func (e *errWriter) tick(p *progress, in ByteCounter) {
 	}
 }
 
+// SetProgressTiming sets how often the line is redrawn and from what
+// input size it is shown on a terminal, for the tests of the binaries,
+// and returns the function that restores them. Not for use while a
+// command runs.
+func SetProgressTiming(interval time.Duration, threshold int64) (restore func()) {
+	oldInterval, oldThreshold := progressInterval, progressThreshold
+	progressInterval, progressThreshold = interval, threshold
+	return func() { progressInterval, progressThreshold = oldInterval, oldThreshold }
+}
+
 // StopProgress removes the progress line for good. Run calls it when the
 // command returns; a command may call it earlier, before a long final
 // phase that reads no input.
