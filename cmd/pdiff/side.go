@@ -31,7 +31,7 @@ type side struct {
 // whose stacks --strip-hex rewrites, is aggregated first.
 func openSide(name string, o sideOptions) (*side, error) {
 	if !o.stripHex && stream.Streamable(name) {
-		chk, err := stream.CheckSorted(name, o.conv)
+		chk, err := stream.CheckSorted(name, o.conv, nil)
 		if err != nil {
 			return nil, err
 		}

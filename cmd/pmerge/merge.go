@@ -83,7 +83,7 @@ func whyNotStreamed(names []string, convs []stream.CountFunc, agg stream.Options
 		}
 	}
 	for i, n := range names {
-		chk, err := stream.CheckSorted(n, convs[i])
+		chk, err := stream.CheckSorted(n, convs[i], nil)
 		if err != nil {
 			return "", err
 		}
