@@ -238,7 +238,7 @@ func (u *used) parser() any {
 
 // Stats says, per format read, how many inputs and stacks it gave and
 // what its parser counted: "perf-script: 2 inputs, 1240 stacks, 1240
-// samples folded (0 of other events, 0 skipped)".
+// samples folded (event cpu-clock; 0 of other events, 0 skipped)".
 func (fl *Folder) Stats() []string {
 	var out []string
 	for _, u := range fl.parsers {

@@ -31,6 +31,9 @@ type FoldedReader struct {
 	Lines, Stacks int64
 
 	bad BadLines
+
+	prog    *Progress // counts the stacks too, when not nil
+	counted int64     // stacks counted in prog
 }
 
 // NotFoldedError is the end of an input of which no line was folded
@@ -91,8 +94,12 @@ func (f *FoldedReader) Next() bool {
 		f.bad.Good()
 		f.stack, f.count = stack, c
 		f.Stacks++
+		if f.Stacks-f.counted == stacksBatch {
+			f.countStacks()
+		}
 		return true
 	}
+	f.countStacks()
 	if f.m != nil {
 		f.err = f.m.err
 	} else {
@@ -102,6 +109,24 @@ func (f *FoldedReader) Next() bool {
 		f.err = f.bad.End()
 	}
 	return false
+}
+
+// CountInto makes f count the bytes and stacks it reads in p, for a
+// progress line over several readers. Call it before the first Next.
+func (f *FoldedReader) CountInto(p *Progress) {
+	f.prog = p
+	if f.r != nil {
+		f.r.CountInto(p)
+	}
+	if f.m != nil {
+		f.m.prog = p
+	}
+}
+
+// countStacks adds the stacks read since the last call to the Progress.
+func (f *FoldedReader) countStacks() {
+	f.prog.addStacks(f.Stacks - f.counted)
+	f.counted = f.Stacks
 }
 
 // BadLines reports the malformed lines of a reader of folded stacks to
@@ -291,6 +316,7 @@ type mappedLines struct {
 	text   []byte
 	line   int
 	err    error
+	prog   *Progress // counts the windows mapped, when not nil
 }
 
 func (m *mappedLines) scan() bool {
@@ -321,6 +347,7 @@ func (m *mappedLines) scan() bool {
 		}
 		m.old, m.cur, m.data = m.cur, mem, data
 		m.pos += int64(len(data))
+		m.prog.addBytes(int64(len(data)))
 	}
 	m.line++
 	if i := bytes.IndexByte(m.data, '\n'); i >= 0 {

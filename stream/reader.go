@@ -40,6 +40,9 @@ type Reader struct {
 	rawRead atomic.Int64
 	data    atomic.Int64 // bytes after decompression
 	err     error
+
+	prog    *Progress // also counts there, when not nil
+	progRaw int64     // raw bytes counted in prog
 }
 
 // NewReader returns a Reader of names; no names, or "-", read standard
@@ -161,10 +164,7 @@ func (rr restReader) Read(p []byte) (int, error) {
 	}
 	// Large reads go straight to the caller's buffer.
 	n, err := r.cur.Read(p)
-	r.data.Add(int64(n))
-	if r.curRaw != nil {
-		r.rawRead.Store(r.done + r.curRaw.n)
-	}
+	r.counted(int64(n))
 	if err == io.EOF {
 		r.eof = true
 		if n > 0 {
@@ -182,9 +182,9 @@ func (rr restReader) Read(p []byte) (int, error) {
 func (r *Reader) Skip() {
 	if in, ok := r.cur.(*input); ok && in.path != "" && !in.compressed && r.curRaw != nil {
 		if st, err := os.Stat(in.path); err == nil && st.Size() > r.curRaw.n {
-			r.data.Add(st.Size() - r.curRaw.n)
+			n := st.Size() - r.curRaw.n
 			r.curRaw.n = st.Size()
-			r.rawRead.Store(r.done + r.curRaw.n)
+			r.counted(n)
 		}
 	}
 	r.start, r.end, r.eof = 0, 0, true
@@ -258,10 +258,7 @@ func (r *Reader) fill() {
 	}
 	n, err := r.cur.Read(r.buf[r.end:])
 	r.end += n
-	r.data.Add(int64(n))
-	if r.curRaw != nil {
-		r.rawRead.Store(r.done + r.curRaw.n)
-	}
+	r.counted(int64(n))
 	if err == io.EOF {
 		r.eof = true
 	} else if err != nil {
@@ -286,6 +283,26 @@ func (r *Reader) FirstOfInput() bool { return r.first }
 
 // Err returns the first error met, if any.
 func (r *Reader) Err() error { return r.err }
+
+// counted publishes the counts after n more bytes were read (after
+// decompression) from the current input.
+func (r *Reader) counted(n int64) {
+	r.data.Add(n)
+	raw := r.progRaw
+	if r.curRaw != nil {
+		raw = r.done + r.curRaw.n
+		r.rawRead.Store(raw)
+	}
+	if r.prog != nil {
+		r.prog.data.Add(n)
+		r.prog.raw.Add(raw - r.progRaw)
+		r.progRaw = raw
+	}
+}
+
+// CountInto makes r count what it reads in p too, for a progress line
+// over several readers. Call it before the first read.
+func (r *Reader) CountInto(p *Progress) { r.prog = p }
 
 // BytesRead returns the bytes read so far from the inputs themselves
 // (compressed bytes for compressed inputs). It is safe to call from

@@ -62,23 +62,26 @@ type SortCheck struct {
 // in bytewise order (repeated stacks allowed), stopping at the first one
 // that is not. Malformed lines are skipped silently: the pass that
 // follows reports them. conv, when not nil, converts each count before
-// it is added to the total.
-func CheckSorted(name string, conv CountFunc) (SortCheck, error) {
-	if chk, ok, err := checkSortedMapped(name, conv); ok {
+// it is added to the total. The bytes and stacks read are counted in
+// prog, when not nil.
+func CheckSorted(name string, conv CountFunc, prog *Progress) (SortCheck, error) {
+	if chk, ok, err := checkSortedMapped(name, conv, prog); ok {
 		return chk, err
 	}
-	return checkSortedRead(name, conv)
+	return checkSortedRead(name, conv, prog)
 }
 
 // checkSortedMapped is CheckSorted of an uncompressed regular file,
 // mapped instead of read (mapLines): the check then looks at each byte
 // once, with no copy into a buffer, and keeps the stack above as a slice
 // of the mapping. ok is false when the file cannot be mapped.
-func checkSortedMapped(name string, conv CountFunc) (chk SortCheck, ok bool, err error) {
+func checkSortedMapped(name string, conv CountFunc, prog *Progress) (chk SortCheck, ok bool, err error) {
 	var prev, held []byte // the stack above, and its copy out of the mapping
 	var total fold.Count
+	var stacks int64 // read in the current window
 	seen := false
 	lines := foldedLines(displayName(name), func(stack []byte, n fold.Count, _ string, line int) error {
+		stacks++
 		if seen && bytes.Compare(stack, prev) < 0 {
 			chk = SortCheck{Line: line}
 			return errUnsorted
@@ -95,6 +98,9 @@ func checkSortedMapped(name string, conv CountFunc) (chk SortCheck, ok bool, err
 	})
 	ok, err = mapLines(name, func(data []byte) (bool, error) {
 		done, err := lines(data)
+		prog.addBytes(int64(len(data)))
+		prog.addStacks(stacks)
+		stacks = 0
 		// The stack above outlives the mapping.
 		held = append(held[:0], prev...)
 		prev = held
@@ -186,10 +192,11 @@ func mapLines(name string, fn func(data []byte) (done bool, err error)) (ok bool
 var MapWindow = 16 << 20
 
 // checkSortedRead is CheckSorted of any input, read.
-func checkSortedRead(name string, conv CountFunc) (SortCheck, error) {
+func checkSortedRead(name string, conv CountFunc, prog *Progress) (SortCheck, error) {
 	r := NewReader([]string{name})
 	defer r.Close()
 	fr := NewFoldedReader(r, NewDiag(io.Discard, false))
+	fr.CountInto(prog)
 	var prev []byte
 	var total fold.Count
 	first := true
@@ -305,6 +312,10 @@ func (s *SortedInput) Count() fold.Count { return s.count }
 
 // Err returns the first error met.
 func (s *SortedInput) Err() error { return s.err }
+
+// CountInto makes s count the bytes and stacks it reads in p, for a
+// progress line over several inputs. Call it before the first Next.
+func (s *SortedInput) CountInto(p *Progress) { s.fr.CountInto(p) }
 
 // Lines returns how many lines were read, and how many were well formed.
 func (s *SortedInput) Lines() (lines, stacks int64) { return s.fr.Lines, s.fr.Stacks }

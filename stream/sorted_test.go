@@ -105,12 +105,12 @@ func TestCheckSorted(t *testing.T) {
 		{"a 9\na;b 1\n", true, 0, "10"},
 		{"a;b 1\nbad line\na;c 1\n", true, 0, "2"},
 	} {
-		chk, err := CheckSorted(stacktest.WriteFile(t, "f", []byte(tc.text)), nil)
+		chk, err := CheckSorted(stacktest.WriteFile(t, "f", []byte(tc.text)), nil, nil)
 		if err != nil || chk.Sorted != tc.sorted || chk.Line != tc.line || tc.sorted && chk.Total.String() != tc.total {
 			t.Errorf("CheckSorted(%q) = %+v, %v", tc.text, chk, err)
 		}
 	}
-	if _, err := CheckSorted(filepath.Join(t.TempDir(), "missing"), nil); err == nil {
+	if _, err := CheckSorted(filepath.Join(t.TempDir(), "missing"), nil, nil); err == nil {
 		t.Error("missing file: no error")
 	}
 }
@@ -300,8 +300,8 @@ func testCheckSortedMapped(t *testing.T, more ...string) {
 	) {
 		path := stacktest.WriteFile(t, "in.folded", []byte(text))
 		for _, conv := range []CountFunc{nil, func(c fold.Count) fold.Count { return c.Scale(0.5) }} {
-			mapped, ok, merr := checkSortedMapped(path, conv)
-			read, rerr := checkSortedRead(path, conv)
+			mapped, ok, merr := checkSortedMapped(path, conv, nil)
+			read, rerr := checkSortedRead(path, conv, nil)
 			if !ok || mapped != read || (merr == nil) != (rerr == nil) || merr != nil && merr.Error() != rerr.Error() {
 				t.Errorf("%.40q (%d bytes), window %d: mapped %+v %v %v, read %+v %v", text, len(text), MapWindow, mapped, ok, merr, read, rerr)
 			}
@@ -322,13 +322,13 @@ func BenchmarkCheckSorted(b *testing.B) {
 	}
 	for _, bc := range []struct {
 		name  string
-		check func(string, CountFunc) (SortCheck, error)
+		check func(string, CountFunc, *Progress) (SortCheck, error)
 	}{{"mapped", CheckSorted}, {"read", checkSortedRead}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.SetBytes(int64(buf.Len()))
 			b.ReportAllocs()
 			for b.Loop() {
-				if chk, err := bc.check(path, nil); err != nil || !chk.Sorted {
+				if chk, err := bc.check(path, nil, nil); err != nil || !chk.Sorted {
 					b.Fatal(chk, err)
 				}
 			}

@@ -70,12 +70,33 @@ func run(c *cli.Context) error {
 			return Truncate(n)
 		}
 	}
-	b, err := openSide(before, o)
+	// The first pass checks the order of the files that may be streamed;
+	// the second reads both sides, aggregating those that are not.
+	names := []string{before, after}
+	var checks [2]*stream.SortCheck
+	var checked []string
+	for _, n := range names {
+		if checkable(n, o) {
+			checked = append(checked, n)
+		}
+	}
+	if len(checked) > 0 {
+		prog := cmdutil.ProgressPass(c, "checking order", checked)
+		for i, n := range names {
+			if checkable(n, o) {
+				if checks[i], err = checkSide(n, o, prog); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	o.prog = cmdutil.ProgressPass(c, "", names)
+	b, err := openSide(before, checks[0], o)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	a, err := openSide(after, o)
+	a, err := openSide(after, checks[1], o)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ type sideOptions struct {
 	conv     stream.CountFunc // applied to each line's count, or nil
 	stripHex bool
 	stdin    io.Reader
+	prog     *stream.Progress // counts the reading, or nil
 }
 
 // side is one input of the diff as sorted stacks, with its total known
@@ -26,23 +27,39 @@ type side struct {
 	agg    *stream.Aggregator
 }
 
-// openSide reads a sorted regular file as a stream, after a first pass
-// that checks the order and sums the counts. Anything else, and any input
-// whose stacks --strip-hex rewrites, is aggregated first.
-func openSide(name string, o sideOptions) (*side, error) {
-	if !o.stripHex && stream.Streamable(name) {
-		chk, err := stream.CheckSorted(name, o.conv)
-		if err != nil {
-			return nil, err
-		}
-		if chk.Sorted {
-			return &side{stacks: stream.NewSortedInput(name, o.diag, o.conv), total: chk.Total, how: "streamed"}, nil
-		}
+// checkable reports whether the input name may be streamed, once a first
+// pass (checkSide) has found it sorted: a regular file whose stacks
+// --strip-hex does not rewrite.
+func checkable(name string, o sideOptions) bool {
+	return !o.stripHex && stream.Streamable(name)
+}
+
+// checkSide is the first pass over a checkable input: it checks the
+// order and sums the counts, counting what it reads in prog. It returns
+// nil when the stacks are not sorted.
+func checkSide(name string, o sideOptions, prog *stream.Progress) (*stream.SortCheck, error) {
+	chk, err := stream.CheckSorted(name, o.conv, prog)
+	if err != nil || !chk.Sorted {
+		return nil, err
+	}
+	return &chk, nil
+}
+
+// openSide reads a sorted regular file as a stream, when its first pass
+// (checkSide) found it sorted and summed its counts in chk. Anything
+// else, and any input whose stacks --strip-hex rewrites, is aggregated
+// first.
+func openSide(name string, chk *stream.SortCheck, o sideOptions) (*side, error) {
+	if chk != nil {
+		in := stream.NewSortedInput(name, o.diag, o.conv)
+		in.CountInto(o.prog)
+		return &side{stacks: in, total: chk.Total, how: "streamed"}, nil
 	}
 	s := &side{agg: stream.NewAggregator(o.agg), how: "aggregated"}
 	r := stream.NewReaderStdin([]string{name}, o.stdin)
 	defer r.Close()
 	fr := stream.NewFoldedReader(r, o.diag)
+	fr.CountInto(o.prog)
 	var buf []byte
 	for fr.Next() {
 		stack, n := fr.Stack(), fr.Count()

@@ -50,7 +50,8 @@ func run(c *cli.Context) error {
 	var st MergeStats
 	diag, err := cmdutil.Refold(c, func(agg stream.Options, diag *stream.Diag, emit func([]byte, fold.Count) error) error {
 		var err error
-		st, err = MergeFiles(names, MergeOptions{Agg: agg, Diag: diag, Weights: weights, Stdin: c.App.Reader}, emit)
+		st, err = MergeFiles(names, MergeOptions{Agg: agg, Diag: diag, Weights: weights, Stdin: c.App.Reader,
+			Progress: func(phase string) *stream.Progress { return cmdutil.ProgressPass(c, phase, names) }}, emit)
 		return err
 	})
 	if err != nil {

@@ -19,6 +19,19 @@ type MergeOptions struct {
 	Weights []float64
 	// Stdin stands for standard input ("-"); nil means os.Stdin.
 	Stdin io.Reader
+	// Progress, when not nil, is called at the start of each pass over
+	// the inputs ("checking order" for the first pass over sorted files,
+	// "" for the reading that merges them) and returns the counter of
+	// its progress line, or nil (cmdutil.ProgressPass).
+	Progress func(phase string) *stream.Progress
+}
+
+// pass starts the progress line of a pass over the inputs.
+func (o MergeOptions) pass(phase string) *stream.Progress {
+	if o.Progress == nil {
+		return nil
+	}
+	return o.Progress(phase)
 }
 
 // MergeStats describe a MergeFiles.
@@ -59,7 +72,7 @@ func MergeFiles(names []string, opt MergeOptions, fn func(stack []byte, c fold.C
 			convs[i] = func(c fold.Count) fold.Count { return c.Scale(w) }
 		}
 	}
-	why, err := whyNotStreamed(names, convs, opt.Agg)
+	why, err := whyNotStreamed(names, convs, opt)
 	if err != nil {
 		return MergeStats{}, err
 	}
@@ -69,8 +82,8 @@ func MergeFiles(names []string, opt MergeOptions, fn func(stack []byte, c fold.C
 	return mergeStreams(names, convs, opt, fn)
 }
 
-func whyNotStreamed(names []string, convs []stream.CountFunc, agg stream.Options) (string, error) {
-	mem := agg.Mem
+func whyNotStreamed(names []string, convs []stream.CountFunc, opt MergeOptions) (string, error) {
+	mem := opt.Agg.Mem
 	if mem <= 0 {
 		mem = stream.DefaultMem
 	}
@@ -82,8 +95,9 @@ func whyNotStreamed(names []string, convs []stream.CountFunc, agg stream.Options
 			return fmt.Sprintf("%s is not a regular file", displayName(n)), nil
 		}
 	}
+	prog := opt.pass("checking order")
 	for i, n := range names {
-		chk, err := stream.CheckSorted(n, convs[i])
+		chk, err := stream.CheckSorted(n, convs[i], prog)
 		if err != nil {
 			return "", err
 		}
@@ -99,12 +113,14 @@ func mergeStreams(names []string, convs []stream.CountFunc, opt MergeOptions, fn
 	ins := make([]*stream.SortedInput, len(names))
 	srcs := make([]stream.Stacks, len(names))
 	mapped := false
+	prog := opt.pass("")
 	for i, n := range names {
 		if ins[i] = stream.NewMappedSortedInput(n, opt.Diag, convs[i]); ins[i] != nil {
 			mapped = true
 		} else {
 			ins[i] = stream.NewSortedInput(n, opt.Diag, convs[i])
 		}
+		ins[i].CountInto(prog)
 		srcs[i] = ins[i]
 	}
 	defer func() {
@@ -149,6 +165,7 @@ func aggregateFiles(names []string, convs []stream.CountFunc, opt MergeOptions, 
 	st := MergeStats{Why: why}
 	agg := stream.NewAggregator(opt.Agg)
 	defer agg.Close()
+	prog := opt.pass("")
 	for i, n := range names {
 		stdin := opt.Stdin
 		if stdin == nil {
@@ -156,6 +173,7 @@ func aggregateFiles(names []string, convs []stream.CountFunc, opt MergeOptions, 
 		}
 		r := stream.NewReaderStdin([]string{n}, stdin)
 		fr := stream.NewFoldedReader(r, opt.Diag)
+		fr.CountInto(prog)
 		for fr.Next() {
 			c := fr.Count()
 			if convs[i] != nil {

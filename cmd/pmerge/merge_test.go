@@ -230,16 +230,24 @@ func BenchmarkMergeFiles(b *testing.B) {
 			fmt.Fprintf(buf, "proc;main;server_loop;handle_request_%08d;parse;input%d %d\n", j*(i+1), i, 1+j%9)
 		}
 	})
-	opt := MergeOptions{Diag: stream.NewDiag(io.Discard, false)}
 	for _, n := range []int{2, 4} { // two inputs are merged side by side, more through a heap
-		b.Run(fmt.Sprintf("%d inputs", n), func(b *testing.B) {
-			b.SetBytes(size * int64(n) / 4)
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := MergeFiles(names[:n], opt, func([]byte, fold.Count) error { return nil }); err != nil {
-					b.Fatal(err)
-				}
+		// Counted: the readers count what they read for a progress line.
+		for _, counted := range []bool{false, true} {
+			opt := MergeOptions{Diag: stream.NewDiag(io.Discard, false)}
+			name := fmt.Sprintf("%d inputs", n)
+			if counted {
+				opt.Progress = func(string) *stream.Progress { return new(stream.Progress) }
+				name += ", counted"
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				b.SetBytes(size * int64(n) / 4)
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := MergeFiles(names[:n], opt, func([]byte, fold.Count) error { return nil }); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

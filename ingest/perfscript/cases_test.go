@@ -2,6 +2,7 @@ package perfscript
 
 import (
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -158,6 +159,37 @@ func TestPerfScriptSeveralEventsNote(t *testing.T) {
 	for _, filter := range []string{"cycles", "cpu-clok"} {
 		if _, warn := foldText(t, Options{EventFilter: filter}, "a 1 1.0: 7 instructions:\n\t1 f (m)\n\na 1 2.0: 5 cycles:\n\t1 g (m)\n"); strings.Contains(warn, "note:") {
 			t.Errorf("--event-filter %s: %q", filter, warn)
+		}
+	}
+}
+
+// TestStatsNameEvent: --stats names the event folded, the input's first
+// or the one given, even when the input has no other (a host of
+// scripts/pfold-hosts folding part of the inputs says which it chose),
+// serially and on workers; samples that name no event, no event.
+func TestStatsNameEvent(t *testing.T) {
+	const two = "a 1 1.0: 7 instructions:\n\t1 f (m)\n\na 1 2.0: 5 cycles:\n\t1 g (m)\n\na 1 3.0: 5 cycles:\n\t1 g (m)\n"
+	for _, tc := range []struct {
+		text, filter, want string
+	}{
+		{"a 1 2.0: 5 cycles:\n\t1 g (m)\n", "", "1 samples folded (event cycles; 0 of other events, 0 skipped)"},
+		{two, "", "1 samples folded (event instructions; 2 of other events, 0 skipped)"},
+		{two, "cycles", "2 samples folded (event cycles; 1 of other events, 0 skipped)"},
+		{"a 1 2.0: 5\n\t1 g (m)\n", "", "1 samples folded (0 of other events, 0 skipped)"},
+	} {
+		quiet := stream.NewDiag(io.Discard, false)
+		p := New(Options{EventFilter: tc.filter}, func([]byte, fold.Count) error { return nil }, quiet)
+		if err := Fold(stream.NewReaderStdin(nil, strings.NewReader(tc.text)), p); err != nil {
+			t.Fatal(err)
+		}
+		ch := stream.NewChunker(nil, strings.NewReader(tc.text), 64<<10, 4)
+		aggs := []*stream.Aggregator{stream.NewAggregator(stream.Options{}), stream.NewAggregator(stream.Options{})}
+		st, err := FoldChunks(ch, Options{EventFilter: tc.filter}, quiet, aggs)
+		for _, a := range aggs {
+			a.Close()
+		}
+		if got := p.Counts().String(); got != tc.want || err != nil || st.String() != tc.want {
+			t.Errorf("%q, --event-filter %q: serially %q, on workers %q (%v); want %q", tc.text, tc.filter, got, st.String(), err, tc.want)
 		}
 	}
 }

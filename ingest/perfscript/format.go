@@ -80,7 +80,15 @@ type result struct {
 func (r *result) Finish() error { return CheckEventFilter(r.filter, r.st) }
 func (r *result) Stats() string { return r.st.String() }
 
-// String says what was folded and what was left out, for --stats.
+// String says what was folded and what was left out, for --stats:
+// "1240 samples folded (event cpu-clock; 679 of other events, 0
+// skipped)". The event is named whenever the samples name one, even
+// when it is the input's only one: a run over part of the inputs (a
+// host of scripts/pfold-hosts) says which it folded.
 func (st Stats) String() string {
-	return fmt.Sprintf("%d samples folded (%d of other events, %d skipped)", st.Samples, st.Filtered, st.Skipped)
+	event := ""
+	if st.Event != "" {
+		event = "event " + st.Event + "; "
+	}
+	return fmt.Sprintf("%d samples folded (%s%d of other events, %d skipped)", st.Samples, event, st.Filtered, st.Skipped)
 }

@@ -105,6 +105,9 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 		st.Filtered += s.Filtered
 		st.Skipped += s.Skipped
 		st.Events = max(st.Events, s.Events)
+		if st.Event == "" {
+			st.Event = s.Event
+		}
 		for ev, n := range s.EventCounts {
 			if st.EventCounts == nil {
 				st.EventCounts = map[string]int64{}

@@ -65,6 +65,9 @@ type Stats struct {
 	Filtered int64 // samples of other events, left out by the event filter
 	Skipped  int64 // samples left out because their header was malformed
 	Events   int   // distinct event names seen
+	// Event is the event of the samples folded: the --event-filter
+	// given, or else the input's first; "" when the samples name none.
+	Event string
 	// EventCounts counts the samples of each event seen, kept or not.
 	EventCounts map[string]int64
 }
@@ -172,6 +175,9 @@ func New(opt Options, emit format.EmitFunc, diag *stream.Diag) *Parser {
 // Counts returns what the parser has counted.
 func (p *Parser) Counts() Stats {
 	st := p.stats
+	if len(p.events) > 0 {
+		st.Event = p.opt.EventFilter
+	}
 	st.EventCounts = make(map[string]int64, len(p.events))
 	for i, e := range p.events {
 		st.EventCounts[e] = p.eventCounts[i]

@@ -66,7 +66,7 @@ func memOnCommandLine(c *cli.Context) bool {
 // is large (see progress.go).
 func Input(c *cli.Context) *stream.Reader {
 	in := stream.NewReaderStdin(c.Args().Slice(), c.App.Reader)
-	startProgress(c, in)
+	startProgress(c, in, "", c.Args().Slice())
 	return in
 }
 
@@ -75,7 +75,7 @@ func Input(c *cli.Context) *stream.Reader {
 // as Input does.
 func Chunker(c *cli.Context, size, buffers int) *stream.Chunker {
 	in := stream.NewChunker(c.Args().Slice(), c.App.Reader, size, buffers)
-	startProgress(c, in)
+	startProgress(c, in, "", c.Args().Slice())
 	return in
 }
 

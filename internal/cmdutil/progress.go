@@ -121,18 +121,45 @@ type DataCounter interface{ DataRead() int64 }
 // progressLine draws one line on a terminal, redrawn in place:
 //
 //	pfold: 1.2 GiB read at 640 MiB/s (75 MiB of 150 MiB compressed, 50%), 0:02, about 0:02 left
+//	pmerge: checking order: 96 MiB read at 480 MiB/s of 400 MiB, 24%, 180k stacks (900k/s), 0:00, about 0:01 left
 type progressLine struct {
 	w        io.Writer
 	name     string
-	total    int64 // raw bytes in all, -1 when unknown
+	phase    string // what the pass does, when a command makes several, or ""
+	total    int64  // raw bytes in all, -1 when unknown
 	start    time.Time
 	finished bool
-	stacks   *atomic.Int64 // or nil
+	stacks   func() int64 // the stacks read so far, or nil
+	drawn    int64        // the stacks the line last showed
 }
 
-func (l *progressLine) draw(raw, data int64) {
+// stale reports whether the line has nothing new to show: all its input
+// was read (a known size), and the stacks, which are counted after their
+// bytes are read, are all shown too.
+func (l *progressLine) stale() bool {
+	return l.finished && (l.stacks == nil || l.stacks() == l.drawn)
+}
+
+// count returns the stacks read so far, or 0 when the line shows none.
+// The ticker takes it before the bytes: stacks are counted after their
+// bytes are read, and the line never shows more stacks than its bytes
+// hold.
+func (l *progressLine) count() int64 {
+	if l.stacks == nil {
+		return 0
+	}
+	return l.stacks()
+}
+
+// draw draws the line: raw bytes read of the files themselves, data after
+// decompression, stacks read.
+func (l *progressLine) draw(raw, data, stacks int64) {
 	el := time.Since(l.start)
-	text := l.name + ": " + humanBytes(data) + " read"
+	text := l.name + ": "
+	if l.phase != "" {
+		text += l.phase + ": "
+	}
+	text += humanBytes(data) + " read"
 	if s := el.Seconds(); s > 0.2 {
 		text += " at " + humanBytes(int64(float64(data)/s)) + "/s"
 	}
@@ -151,7 +178,8 @@ func (l *progressLine) draw(raw, data int64) {
 		}
 	}
 	if l.stacks != nil {
-		n := l.stacks.Load()
+		n := stacks
+		l.drawn = n
 		text += fmt.Sprintf(", %s stacks", humanCount(n))
 		if s := el.Seconds(); s > 0.2 {
 			text += fmt.Sprintf(" (%s/s)", humanCount(int64(float64(n)/s)))
@@ -218,30 +246,58 @@ func progressWanted(forced, disabled, terminal bool, total int64, known bool) (w
 
 // ByteCounter is a reader of the command's inputs that counts the bytes
 // read from them, safely from another goroutine: stream.Reader,
-// stream.Chunker.
+// stream.Chunker, stream.Progress.
 type ByteCounter interface{ BytesRead() int64 }
+
+// StacksCounter is a ByteCounter that also counts the stacks read
+// (stream.Progress): the line shows them, as ProgressStacks does.
+type StacksCounter interface{ StacksRead() int64 }
 
 // StartProgress starts the progress line of in, which reads the command's
 // file arguments, if the options and the input call for one. Input calls
 // it; a binary that reads its arguments otherwise calls it itself.
-func StartProgress(c *cli.Context, in ByteCounter) { startProgress(c, in) }
+func StartProgress(c *cli.Context, in ByteCounter) { startProgress(c, in, "", c.Args().Slice()) }
 
-func startProgress(c *cli.Context, in ByteCounter) {
+// ProgressPass starts the progress line of one pass over the inputs
+// names, read through several readers (pmerge's and pdiff's, one an
+// input) that count into the stream.Progress it returns (CountInto,
+// stream.CheckSorted): the line shows the bytes they read, decompressed,
+// and the stacks. phase, when not empty, says what the pass does, for a
+// command that reads its inputs twice ("checking order"); each pass
+// replaces the line of the one before. ProgressPass returns nil, which
+// counts nothing, when no line is to be shown.
+func ProgressPass(c *cli.Context, phase string, names []string) *stream.Progress {
+	p := new(stream.Progress)
+	if !startProgress(c, p, phase, names) {
+		return nil
+	}
+	return p
+}
+
+// startProgress starts the line of in, which reads names, and reports
+// whether one may be shown.
+func startProgress(c *cli.Context, in ByteCounter, phase string, names []string) bool {
 	e, ok := c.App.ErrWriter.(*errWriter)
 	if !ok {
-		return // not run by Run: no way to keep messages off the line
+		return false // not run by Run: no way to keep messages off the line
 	}
 	e.stop() // a second Input replaces the first one's line
-	total, known := inputSize(c.Args().Slice(), c.App.Reader)
+	total, known := inputSize(names, c.App.Reader)
 	wanted, fromStart := progressWanted(c.Bool("progress"), c.Bool("no-progress"), isTerminalWriter(e.w), total, known)
 	if !wanted {
-		return
+		return false
 	}
 	if !known {
 		total = -1
 	}
+	var stacks func() int64
+	if sc, ok := in.(StacksCounter); ok {
+		stacks = sc.StacksRead
+	} else if e.stacks != nil {
+		stacks = e.stacks.Load
+	}
 	p := &progress{
-		bar:    &progressLine{w: e.w, name: c.App.Name, total: total, start: time.Now(), stacks: e.stacks},
+		bar:    &progressLine{w: e.w, name: c.App.Name, phase: phase, total: total, start: time.Now(), stacks: stacks},
 		total:  total,
 		in:     in,
 		active: fromStart,
@@ -251,11 +307,12 @@ func startProgress(c *cli.Context, in ByteCounter) {
 	e.mu.Lock()
 	e.bar = p
 	if p.active {
-		p.bar.draw(0, 0)
+		p.bar.draw(0, 0, 0)
 		p.shown = true
 	}
 	e.mu.Unlock()
 	go e.tick(p, in)
+	return true
 }
 
 // tick redraws p from in's byte count until p is stopped.
@@ -269,6 +326,7 @@ func (e *errWriter) tick(p *progress, in ByteCounter) {
 			return
 		case <-t.C:
 		}
+		stacks := p.bar.count()
 		n := in.BytesRead()
 		data := n
 		if d, ok := in.(DataCounter); ok {
@@ -291,13 +349,24 @@ func (e *errWriter) tick(p *progress, in ByteCounter) {
 		if !p.active && max(n, data) > progressThreshold {
 			p.active = true
 		}
-		// A finished line (a known size, all read) is not drawn again.
-		if p.active && !p.bar.finished {
-			p.bar.draw(n, data)
+		// A finished line (a known size, all read, every stack shown)
+		// is not drawn again.
+		if p.active && !p.bar.stale() {
+			p.bar.draw(n, data, stacks)
 			p.shown = true
 		}
 		e.mu.Unlock()
 	}
+}
+
+// SetProgressTiming sets how often the line is redrawn and from what
+// input size it is shown on a terminal, for the tests of the binaries,
+// and returns the function that restores them. Not for use while a
+// command runs.
+func SetProgressTiming(interval time.Duration, threshold int64) (restore func()) {
+	oldInterval, oldThreshold := progressInterval, progressThreshold
+	progressInterval, progressThreshold = interval, threshold
+	return func() { progressInterval, progressThreshold = oldInterval, oldThreshold }
 }
 
 // StopProgress removes the progress line for good. Run calls it when the

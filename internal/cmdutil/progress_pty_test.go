@@ -14,35 +14,7 @@ import (
 	"time"
 
 	"github.com/pfold/pfold/internal/testenv"
-	"golang.org/x/sys/unix"
 )
-
-// openPTY returns the two ends of a new pseudo-terminal. Without one
-// the test is skipped, but fails under CI: the progress line on a
-// terminal is only checked here.
-func openPTY(t *testing.T) (ptmx, pts *os.File) {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		testenv.Missing(t, fmt.Sprintf("no pseudo-terminals: %v", err))
-	}
-	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		ptmx.Close()
-		testenv.Missing(t, fmt.Sprintf("unlockpt: %v", err))
-	}
-	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		ptmx.Close()
-		testenv.Missing(t, fmt.Sprintf("ptsname: %v", err))
-	}
-	pts, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		ptmx.Close()
-		testenv.Missing(t, fmt.Sprintf("open pts: %v", err))
-	}
-	t.Cleanup(func() { pts.Close(); ptmx.Close() })
-	return ptmx, pts
-}
 
 // TestProgressOnTerminal: with standard error a terminal and a large
 // input, the line shows without --progress; --no-progress hides it.
@@ -92,7 +64,7 @@ func TestProgressCompressed(t *testing.T) {
 // error a terminal, and returns what the terminal showed.
 func onTerminal(t *testing.T, args ...[]string) string {
 	t.Helper()
-	ptmx, pts := openPTY(t)
+	ptmx, pts := testenv.OpenPTY(t)
 	var screen bytes.Buffer
 	done := make(chan struct{})
 	go func() { io.Copy(&screen, ptmx); close(done) }()

@@ -265,9 +265,39 @@ func TestProgressStacks(t *testing.T) {
 	var buf strings.Builder
 	var n atomic.Int64
 	n.Store(12345)
-	l := &progressLine{w: &buf, name: "pfold", total: -1, start: time.Now().Add(-time.Second), stacks: &n}
-	l.draw(1<<20, 1<<20)
+	l := &progressLine{w: &buf, name: "pfold", total: -1, start: time.Now().Add(-time.Second), stacks: n.Load}
+	l.draw(1<<20, 1<<20, n.Load())
 	if !strings.Contains(buf.String(), "1.0 MiB read at") || !strings.Contains(buf.String(), "12k stacks (12k/s)") {
 		t.Errorf("line %q", buf.String())
+	}
+}
+
+// TestProgressFinishedStacks: stacks are counted after their bytes are
+// read, so a line whose input is all read is drawn again until it shows
+// every stack.
+func TestProgressFinishedStacks(t *testing.T) {
+	lowThreshold(t)
+	in := writeInput(t, 10)
+	var buf bytes.Buffer
+	app := &cli.App{
+		Name: "reader", Writer: io.Discard, ErrWriter: &buf,
+		Action: func(c *cli.Context) error {
+			var n atomic.Int64
+			ProgressStacks(c, &n)
+			r := Input(c)
+			defer r.Close()
+			for r.Scan() {
+			}
+			time.Sleep(50 * time.Millisecond) // all read, no stack counted yet
+			n.Store(10)
+			time.Sleep(50 * time.Millisecond)
+			return nil
+		},
+	}
+	if st := Run(app, []string{"reader", "--progress", in}); st != 0 {
+		t.Fatalf("status %d: %s", st, buf.String())
+	}
+	if out := buf.String(); !strings.Contains(out, "100%, 0 stacks") || !strings.Contains(out, "100%, 10 stacks") {
+		t.Errorf("want the line at 100%% with no stack, then with all ten:\n%q", out)
 	}
 }

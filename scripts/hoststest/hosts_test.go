@@ -220,6 +220,41 @@ sed 1d "$0.out"; exit $s
 			t.Errorf("a lost stack, %v: %v, %d bytes out, stderr %q", mode, err, len(out), errs)
 		}
 	}
+	// Hosts whose files hold different first events, and no
+	// --event-filter: each host folds its own first event, where one
+	// pfold over all the files folds only the first it sees, so the
+	// merge would mix events. An error naming the hosts and their
+	// events. (Both hosts see the same files: the pfold copied there
+	// folds the file named after the address it was reached at.)
+	files := t.TempDir()
+	tn, _ := os.ReadFile("../../testdata/perf/recorded/threadname.perf-script.txt")
+	cw, _ := os.ReadFile(abs)
+	os.WriteFile(filepath.Join(files, "ev-127.0.0.2.txt"), cw, 0o644)
+	os.WriteFile(filepath.Join(files, "ev-127.0.0.3.txt"), bytes.ReplaceAll(tn, []byte("cpu-clock:"), []byte("page-faults:")), 0o644)
+	perHost := filepath.Join(t.TempDir(), "per-host")
+	os.MkdirAll(perHost, 0o755)
+	os.WriteFile(filepath.Join(perHost, "pfold"), []byte(`#!/bin/bash
+host=${SSH_CONNECTION#* * }; host=${host%% *}
+args=(); for a; do args+=("${a/\/ev.txt//ev-$host.txt}"); done
+exec `+filepath.Join(h.bin, "pfold")+` "${args[@]}"
+`), 0o755)
+	ev := filepath.Join(files, "ev.txt")
+	out, errs, err = h.runPath(t, perHost+":"+h.bin, "-S", h.list, "--transfer-binary", "--remote-files", ev)
+	if err == nil || out != "" || !strings.Contains(errs, "cpu-clock (on 127.0.0.2), page-faults (on 127.0.0.3)") || !strings.Contains(errs, "--event-filter") {
+		t.Errorf("hosts folding different events: %v, %d bytes out, stderr %q", err, len(out), errs)
+	}
+	// With --event-filter, what one pfold gives: a host whose files
+	// have none of that event adds nothing; if none has it, pfold's
+	// error, with the events of all the hosts.
+	want := h.pfold(t, "--event-filter", "page-faults", filepath.Join(files, "ev-127.0.0.2.txt"), filepath.Join(files, "ev-127.0.0.3.txt"))
+	out, errs, err = h.runPath(t, perHost+":"+h.bin, "-S", h.list, "--transfer-binary", "--remote-files", "--event-filter", "page-faults", ev)
+	if err != nil || out != want {
+		t.Errorf("hosts folding different events, --event-filter page-faults: %v, same %v, stderr %q", err, out == want, errs)
+	}
+	out, errs, err = h.runPath(t, perHost+":"+h.bin, "-S", h.list, "--transfer-binary", "--remote-files", "--event-filter", "cpu-clok", ev)
+	if msg := `no sample of event "cpu-clok" (--event-filter); the input has cpu-clock (1240 samples), page-faults (679 samples)`; err == nil || out != "" || !strings.Contains(errs, msg) {
+		t.Errorf("--remote-files --event-filter cpu-clok: %v, %d bytes out, stderr %q, want %q", err, len(out), errs, msg)
+	}
 	// A file missing on the hosts.
 	out, errs, err = h.run(t, "-S", h.list, "--remote-files", "/nonexistent/perf.txt")
 	if err == nil || out != "" || !strings.Contains(errs, "host 127.0.0.2") || !strings.Contains(errs, "host 127.0.0.3") || strings.Contains(errs, "No such file") {
