@@ -231,7 +231,7 @@ func TestFolderMixedFormats(t *testing.T) {
 
 // TestDetectInputsEmptyName: "" is standard input, as for stream.Open:
 // its first bytes are looked at through the stdin given and handed on
-// (they were read from os.Stdin and lost, and `pfold ''` folded nothing).
+// (they were read from os.Stdin and lost, and pfold given an empty name folded nothing).
 func TestDetectInputsEmptyName(t *testing.T) {
 	data, err := os.ReadFile("../testdata/perf/recorded/cwork.perf-script.txt")
 	if err != nil {
