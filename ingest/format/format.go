@@ -196,10 +196,12 @@ type Env struct {
 	Folded *atomic.Int64
 	// Mixed, when set, is asked about a malformed line by parsers that
 	// read their input themselves (FoldChunks), with the name of their
-	// format: window is the line and
-	// what follows it. It returns an error when another format starts
-	// there (the input changes format), nil otherwise. The driver of
-	// line and document parsers asks it itself.
+	// format: window is the line and what follows it. It returns an
+	// error when another format starts there (the input changes
+	// format), nil otherwise. The driver of line parsers asks it itself,
+	// of malformed lines and of the runs of lines a Passer passes over
+	// (a format appended to one whose parser passes over what it does
+	// not know); document parsers are not asked.
 	Mixed func(format, input string, line int, window []byte) error
 }
 
