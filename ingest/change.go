@@ -3,6 +3,8 @@ package ingest
 import (
 	"bytes"
 	"io"
+	"iter"
+	"slices"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
@@ -194,3 +196,90 @@ func refine(g, f *format.Format, prefix []byte, line int) int {
 	}
 	return from + i
 }
+
+// splitsInTwo looks at an input no format is sure of as two parts, each
+// in its own format: a format whose sniffer wants every line to be its
+// own (folded stacks, stap, CSV) is sure of neither with the other's
+// lines. When a format g is sure of the input's first lines, up to where
+// it is no longer sure (sureUntil), and another f is sure of the rest,
+// that is a *ChangeError there. The first lines looked at are 4, 2, 1
+// and 0.5 KiB of them, then 16 to 1 lines, for a short first part.
+func splitsInTwo(prefix []byte) error {
+	var tried []int // the head ends looked at
+	for h := range splitHeads(prefix) {
+		head := prefix[:h]
+		if slices.Contains(tried, h) || blankText(head) {
+			continue
+		}
+		tried = append(tried, h)
+		for i := range Registered {
+			g := &Registered[i]
+			if g.Sniff(head) != format.Sure {
+				continue
+			}
+			// The rest may start before: g's sniffer may take the
+			// first lines of another format for its own (a perf script
+			// event header, a '#' comment, lines among which it allows
+			// strays). Looked at: the maxBack lines before, and the
+			// lines after a blank one further back (a record's end).
+			until := sureUntil(g, prefix, head)
+			var starts []int // where the lines up to until start
+			for at := 0; at < len(prefix) && len(starts) < until; {
+				starts = append(starts, at)
+				i := bytes.IndexByte(prefix[at:], '\n')
+				if i < 0 {
+					break
+				}
+				at += i + 1
+			}
+			tries := 0
+			for line := len(starts); line > bytes.Count(head, []byte{'\n'}) && tries < maxTries; line-- {
+				at := starts[line-1]
+				if until-line > maxBack && !blank(prefix[starts[line-2]:at-1]) {
+					continue
+				}
+				tries++
+				rest := prefix[at:]
+				if blankText(rest) {
+					continue
+				}
+				for j := range Registered {
+					if f := &Registered[j]; f != g && f.Sniff(rest) == format.Sure {
+						return &ChangeError{Line: refine(g, f, prefix, line), From: g.Name, To: f.Name}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// maxBack is how many lines before the one where the first part's
+// sniffer stops being sure splitsInTwo looks at each as the second
+// part's start; further back, only lines after a blank one, maxTries
+// lines in all.
+const (
+	maxBack  = 16
+	maxTries = 64
+)
+
+// splitHeads yields where the heads splitsInTwo looks at end.
+func splitHeads(prefix []byte) iter.Seq[int] {
+	return func(yield func(int) bool) {
+		for _, size := range heads {
+			if size < len(prefix) {
+				if end := bytes.LastIndexByte(prefix[:size], '\n') + 1; end > 0 && !yield(end) {
+					return
+				}
+			}
+		}
+		for n := 16; n > 0; n-- {
+			if end := len(headLines(prefix, n)); end < len(prefix) && end < heads[len(heads)-1] && !yield(end) {
+				return
+			}
+		}
+	}
+}
+
+// blankText reports whether b holds nothing but white space.
+func blankText(b []byte) bool { return len(bytes.TrimSpace(b)) == 0 }

@@ -66,6 +66,9 @@ func Detect(prefix []byte) (*format.Format, error) {
 	if noData(prefix) {
 		return nil, ErrNoData
 	}
+	if err := splitsInTwo(prefix); err != nil {
+		return nil, err
+	}
 	e := &NotProfileError{First: firstLine(prefix)}
 	e.What, e.Hint = recognise(prefix)
 	return nil, e
