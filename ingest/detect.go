@@ -5,13 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
-	"github.com/pfold/pfold/stream"
 )
 
 // ErrNoData is returned by Detect for input with nothing but blank lines
@@ -59,11 +57,17 @@ func Detect(prefix []byte) (*format.Format, error) {
 			if err := startsOther(prefix, f); err != nil {
 				return nil, err
 			}
+			if err := startsPassed(prefix, f); err != nil {
+				return nil, err
+			}
 			return f, nil
 		}
 	}
 	if noData(prefix) {
 		return nil, ErrNoData
+	}
+	if err := splitsInTwo(prefix); err != nil {
+		return nil, err
 	}
 	e := &NotProfileError{First: firstLine(prefix)}
 	e.What, e.Hint = recognise(prefix)
@@ -123,100 +127,71 @@ func startsOther(prefix []byte, f *format.Format) error {
 			}
 			if g.Sniff(prefix) == format.Sure {
 				// g's marks are in the first lines, and it is sure of the
-				// whole prefix: the change is after the last line f's
-				// parser finds malformed.
-				return &ChangeError{Line: lastRejected(f, prefix) + 1, From: g.Name, To: f.Name}
+				// whole prefix: the change is where g's parser stops
+				// taking lines and f's begins.
+				return &ChangeError{Line: changeAt(g, f, prefix), From: g.Name, To: f.Name}
 			}
-			// g is sure of prefix[:ends[lo]] and not of prefix[:ends[hi]]
-			// (the whole prefix): the change is at the first line end
-			// where it is no longer sure.
-			var ends []int
-			for j := end; j < len(prefix); {
-				k := bytes.IndexByte(prefix[j:], '\n')
-				if k < 0 {
-					break
-				}
-				j += k + 1
-				ends = append(ends, j)
-			}
-			ends = append([]int{end}, ends...)
-			if ends[len(ends)-1] != len(prefix) {
-				ends = append(ends, len(prefix))
-			}
-			lo, hi := 0, len(ends)-1
-			for hi-lo > 1 {
-				mid := (lo + hi) / 2
-				if g.Sniff(prefix[:ends[mid]]) == format.Sure {
-					lo = mid
-				} else {
-					hi = mid
-				}
-			}
-			change := ends[lo]
-			// A sniffer that allows a stray line among many (folded's:
-			// one in ten) is sure of a few lines past the change: when g
-			// is sure of a line alone, the first line after head it is
-			// not sure of is the change.
-			if last := head[bytes.LastIndexByte(head[:len(head)-1], '\n')+1:]; g.Sniff(last) == format.Sure {
-				for k := 1; k <= lo; k++ {
-					l := prefix[ends[k-1]:ends[k]]
-					if len(bytes.TrimSpace(l)) > 0 && g.Sniff(l) != format.Sure {
-						change = ends[k-1]
-						break
-					}
-				}
-			}
-			line := bytes.Count(prefix[:change], []byte{'\n'}) + 1
+			line := refine(g, f, prefix, sureUntil(g, prefix, head))
 			return &ChangeError{Line: line, From: g.Name, To: f.Name}
 		}
 	}
 	return nil
 }
 
-// rejects reports whether f's line parser, with every option at its
-// default, finds a malformed line in head (a parser made for the check
-// and dropped; what it folds goes nowhere). Document formats do not.
-func rejects(f *format.Format, head []byte) bool {
-	return malformedLines(f, head, true) > 0
-}
-
-// lastRejected is the number of the last line of prefix in which f's
-// line parser finds a malformed line, or 0.
-func lastRejected(f *format.Format, prefix []byte) int {
-	return malformedLines(f, prefix, false)
-}
-
-// malformedLines runs f's line parser, every option at its default, on
-// the lines of b (a parser made for the check and dropped; what it folds
-// goes nowhere) and returns the number of the last line at which it
-// reported a malformed line, or of the first with first; 0 for none, or
-// for a document format.
-func malformedLines(f *format.Format, b []byte, first bool) int {
-	if f.New == nil {
-		return 0
-	}
-	diag := stream.NewDiag(io.Discard, false)
-	p, err := f.New(format.MapOptions{}, func([]byte, fold.Count) error { return nil }, diag)
-	if err != nil {
-		return 0
-	}
-	if c, ok := p.(io.Closer); ok {
-		defer c.Close()
-	}
-	n, last := 0, 0
-	for l := range format.Lines(b) {
-		n++
-		before := diag.Count()
-		if p.Line("", n, l) != nil {
-			return n
+// sureUntil returns the number of the first line of prefix after head
+// (its first lines, which g is sure of) that g's sniffer is not sure of
+// with the lines before it: where the input changes format from g.
+func sureUntil(g *format.Format, prefix, head []byte) int {
+	end := len(head)
+	// g is sure of prefix[:ends[lo]] and not of prefix[:ends[hi]] (the
+	// whole prefix): the change is at the first line end where it is no
+	// longer sure.
+	var ends []int
+	for j := end; j < len(prefix); {
+		k := bytes.IndexByte(prefix[j:], '\n')
+		if k < 0 {
+			break
 		}
-		if diag.Count() != before {
-			if last = n; first {
-				return n
+		j += k + 1
+		ends = append(ends, j)
+	}
+	ends = append([]int{end}, ends...)
+	if ends[len(ends)-1] != len(prefix) {
+		ends = append(ends, len(prefix))
+	}
+	lo, hi := 0, len(ends)-1
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		if g.Sniff(prefix[:ends[mid]]) == format.Sure {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	change := ends[lo]
+	// A sniffer that allows a stray line among many (folded's: one in
+	// ten) is sure of a few lines past the change: when g is sure of a
+	// line alone, the first line after head it is not sure of is the
+	// change.
+	if last := head[bytes.LastIndexByte(head[:len(head)-1], '\n')+1:]; g.Sniff(last) == format.Sure {
+		for k := 1; k <= lo; k++ {
+			l := prefix[ends[k-1]:ends[k]]
+			if len(bytes.TrimSpace(l)) > 0 && g.Sniff(l) != format.Sure {
+				change = ends[k-1]
+				break
 			}
 		}
 	}
-	return last
+	return bytes.Count(prefix[:change], []byte{'\n'}) + 1
+}
+
+// rejects reports whether f's line parser, with every option at its
+// default, finds a malformed line in head, or passes over every line of
+// it that is not blank (format.Passer); a parser made for the check and
+// dropped (what it folds goes nowhere). Document formats do not.
+func rejects(f *format.Format, head []byte) bool {
+	uses := lineUses(f, head, false)
+	return slices.Contains(uses, useRejected) || !slices.Contains(uses, useUsed) && slices.Contains(uses, usePassed)
 }
 
 // noData reports whether prefix holds only blank lines and '#' comments.

@@ -33,7 +33,9 @@ type Folder struct {
 
 	parsers []*used
 	byName  map[string]*used
-	checks  int // malformed lines of this input looked at by mixed
+	checks  int  // malformed lines of this input looked at by mixed
+	run     run  // lines passed over, with a Passer
+	due     bool // a line passed over asks for a look after its Line call
 }
 
 // used is a format in use in this run, with its parser and what it
@@ -104,6 +106,9 @@ func (fl *Folder) input(r *stream.Reader) error {
 	if u.doc != nil {
 		return fl.document(r, u, name)
 	}
+	if p, ok := u.lines.(format.Passer); ok && fl.auto() {
+		return fl.passing(r, u, f, p)
+	}
 	for r.ScanInput() {
 		before := fl.Diag.Count()
 		err := u.lines.Line(name, r.Line(), r.Bytes())
@@ -145,7 +150,7 @@ func (fl *Folder) document(r *stream.Reader, u *used, name string) error {
 // when another format is sure of them, the input changes format there,
 // which is an error (each input is read in one format).
 func (fl *Folder) mixed(r *stream.Reader, cur *format.Format) error {
-	if fl.Format != Auto && fl.Format != "" {
+	if !fl.auto() {
 		return nil // the user chose the format
 	}
 	if fl.checks++; fl.checks > maxMixedChecks {
@@ -156,20 +161,42 @@ func (fl *Folder) mixed(r *stream.Reader, cur *format.Format) error {
 	return Mixed(cur.Name, r.Name(), n, append(append(line, '\n'), r.Peek(MixedWindow)...))
 }
 
-// Mixed returns an error when a format other than the one called cur is
-// sure of window,
-// a malformed line (number n of input) and what follows it: the input
-// changes format there. Only the first MixedWindow bytes of window are
-// looked at.
+// auto reports whether each input's format is detected: otherwise the
+// user chose it, and lines that do not fit it are only malformed.
+func (fl *Folder) auto() bool { return fl.Format == Auto || fl.Format == "" }
+
+// Mixed returns an error when Detect would take window, a malformed
+// line (number n of input) and what follows it, for another format than
+// the one called cur (otherSure): the input changes format there. Only
+// the first MixedWindow bytes of window are looked at.
 func Mixed(cur, input string, n int, window []byte) error {
-	window = window[:min(len(window), MixedWindow)]
-	for i := range Registered {
-		g := &Registered[i]
-		if g.Name != cur && g.Sniff(window) == format.Sure {
-			return fmt.Errorf("%s:%s", input, changeMessage(n, cur, g.Name))
-		}
+	if g, _ := otherSure(cur, window); g != nil {
+		return fmt.Errorf("%s:%s", input, changeMessage(n, cur, g.Name))
 	}
 	return nil
+}
+
+// otherSure returns the format Detect would take window (its first
+// MixedWindow bytes) for, the first registered that is sure of it, when
+// that is not the one called cur nor the one cur is Within; else nil,
+// and own true when it is. (The lines of a go tool pprof -raw profile
+// that a perf script sniffer is sure of too are go's, as in a profile
+// appended to itself.)
+func otherSure(cur string, window []byte) (other *format.Format, own bool) {
+	window = window[:min(len(window), MixedWindow)]
+	within := ""
+	if f, err := Lookup(cur); err == nil {
+		within = f.Within
+	}
+	for i := range Registered {
+		if g := &Registered[i]; g.Sniff(window) == format.Sure {
+			if g.Name == cur || g.Name == within {
+				return nil, true
+			}
+			return g, false
+		}
+	}
+	return nil, false
 }
 
 // parser returns the run's parser of format f, making it on first use.

@@ -176,6 +176,26 @@ func (rr restReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Consumed returns an offset in the data read (decompressed, all inputs
+// so far) just after the current line and its newline: where the next
+// line starts. It is what Back takes.
+func (r *Reader) Consumed() int64 { return r.data.Load() - int64(r.end-r.start) }
+
+// Back returns the data of the current input from offset off (a value
+// of Consumed, or one less the length of a line and its newline: where
+// that line starts) to Consumed, when the reader still holds it, else
+// nil: it holds at least the last 64 KiB consumed, or all since the
+// input's start. The slice is valid until the next call to Scan,
+// ScanInput or Peek. It spares a reader that may look back at a run of
+// lines copying each line.
+func (r *Reader) Back(off int64) []byte {
+	first := r.data.Load() - int64(r.end) // the offset of buf[0]
+	if off < first || off > first+int64(r.start) {
+		return nil
+	}
+	return r.buf[off-first : r.start]
+}
+
 // Skip ends the current input unread. When it is a plain file (read
 // another way, through PlainFile), its size counts as read for
 // BytesRead and DataRead.
@@ -244,12 +264,17 @@ func (r *Reader) closeCur() {
 	r.cur = nil
 }
 
-// fill reads more data, moving unread bytes to the front and growing the
-// buffer when a line fills it.
+// backKeep is how much of the data before the current line fill keeps
+// when it moves the unread bytes to the front of the buffer, for Back.
+const backKeep = 64 << 10
+
+// fill reads more data, moving unread bytes to the front (with the
+// backKeep bytes before them) and growing the buffer when a line fills
+// it.
 func (r *Reader) fill() {
-	if r.start > 0 {
-		r.end = copy(r.buf, r.buf[r.start:r.end])
-		r.start = 0
+	if keep := max(0, r.start-backKeep); keep > 0 {
+		r.end = copy(r.buf, r.buf[keep:r.end])
+		r.start -= keep
 	}
 	if r.end == len(r.buf) {
 		nb := make([]byte, 2*len(r.buf))

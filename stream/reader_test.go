@@ -225,3 +225,38 @@ func TestReaderPerInput(t *testing.T) {
 		t.Errorf("DataRead %d", got)
 	}
 }
+
+// TestReaderBack: the lines read since an offset are given back while
+// the buffer holds them, and not once a read past them dropped them.
+func TestReaderBack(t *testing.T) {
+	line := bytes.Repeat([]byte("y"), 999)
+	var in []byte
+	for range 3000 { // 3 MB: the buffer is filled again
+		in = append(append(in, line...), '\n')
+	}
+	r := NewReaderOf("x", bytes.NewReader(append([]byte("first\nsecond\n"), in...)))
+	r.ScanInput()
+	start := r.Consumed() - int64(len(r.Bytes())) - 1
+	if b := r.Back(start); string(b) != "first\n" {
+		t.Fatalf("Back(start) after one line: %q", b)
+	}
+	r.ScanInput()
+	at := r.Consumed()
+	if b := r.Back(start); string(b) != "first\nsecond\n" {
+		t.Fatalf("Back(start) after two lines: %q", b)
+	}
+	if b := r.Back(at); b == nil || len(b) != 0 {
+		t.Fatalf("Back(Consumed()) = %q, want empty", b)
+	}
+	if b := r.Back(at + 1); b != nil {
+		t.Fatalf("Back past Consumed: %q", b)
+	}
+	for r.ScanInput() {
+	}
+	if b := r.Back(start); b != nil {
+		t.Fatalf("Back(start) after 3 MB: %d bytes", len(b))
+	}
+	if b := r.Back(r.Consumed() - 1000); !bytes.Equal(b, append(line, '\n')) {
+		t.Fatalf("Back over the last line: %.20q…", b)
+	}
+}

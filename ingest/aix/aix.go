@@ -27,8 +27,9 @@ const maxFrames = 1 << 16
 var tidMark = []byte("---------- tid# ")
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
+	format.Passed // lines that are not a process, a thread or a frame
+	emit          format.EmitFunc
+	diag          *stream.Diag
 
 	process []byte
 	frames  backtrace.Frames // leaf first, as read
@@ -57,7 +58,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return p.flush()
 	}
 	if !bytes.HasPrefix(line, []byte("0x")) {
-		return nil
+		return p.Pass()
 	}
 	i := 2
 	for i < len(line) && lex.IsLowerHex(line[i]) {

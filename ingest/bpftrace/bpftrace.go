@@ -30,8 +30,9 @@ const noStack = "[no stack]"
 const maxFrames = 1 << 16
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
+	format.Passed // lines outside map entries (printf output), or in one skipped
+	emit          format.EmitFunc
+	diag          *stream.Diag
 
 	name     string
 	in       bool             // inside a map entry's key
@@ -74,11 +75,8 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.in, p.start, p.name = true, n, name
 		return p.keyLine(name, n, line, key)
 	}
-	if !p.in {
-		return nil // "Attaching N probes...", printf output, blank lines
-	}
-	if p.skip {
-		return nil
+	if !p.in || p.skip {
+		return p.Pass() // "Attaching N probes...", printf output, blank lines
 	}
 	f := lex.TrimLeft(line)
 	if len(f) == 0 {

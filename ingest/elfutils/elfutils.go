@@ -24,9 +24,11 @@ var Format = format.Format{
 }
 
 type parser struct {
+	format.Passed    // indented lines not under a frame
 	emit             format.EmitFunc
 	diag             *stream.Diag
 	withPID, withTID bool
+	underFrame       bool // the last line was a frame, or a line of -s or -b under one
 
 	pid, tid []byte // digits of the last PID and TID lines
 	frames   backtrace.Frames
@@ -40,6 +42,8 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(line) == 0 {
 		return nil
 	}
+	under := p.underFrame
+	p.underFrame = false
 	switch line[0] {
 	case 'P':
 		if d, ok := idLine(line, "PID "); ok {
@@ -62,12 +66,28 @@ func (p *parser) Line(name string, n int, line []byte) error {
 				}
 			}
 			p.addFrame(f)
+			p.underFrame = true
 			return nil
 		}
 	case ' ', '\t':
+		if !under || !sourceOrBuildID(lex.TrimLeft(line)) {
+			return p.Pass()
+		}
+		p.underFrame = true
 		return nil // -s, -b: the frame's source position or build-id
 	}
 	return p.diag.Malformed(name, n, line, "not an eu-stack line (PID, TID or #N frame)")
+}
+
+// sourceOrBuildID reports whether t, an indented line under a frame
+// with its indentation cut, is what -s or -b print there:
+// "../src/threads.c:33:5" or "[93ac…28a40]@0x7f1fb8368000+0xd3df2".
+func sourceOrBuildID(t []byte) bool {
+	if len(t) > 0 && t[0] == '[' {
+		return bytes.Contains(t, []byte("]@0x"))
+	}
+	i := bytes.LastIndexByte(t, ':')
+	return i > 0 && lex.Digits(t[i+1:]) == len(t)-i-1 && i < len(t)-1
 }
 
 // idLine reads "PID 1234 - process" or "TID 1234:" and returns the digits

@@ -26,8 +26,9 @@ var (
 )
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
+	format.Passed // the lines around tracebacks (the program's output)
+	emit          format.EmitFunc
+	diag          *stream.Diag
 
 	frames backtrace.Frames // the frames read, most recent first, "file:line:func" each
 	stack  []byte
@@ -38,6 +39,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if !bytes.HasPrefix(line, framePrefix) {
 		// Headers, blank lines, "Timeout (…)!", "  ...", "  <no Python
 		// frame>": the traceback being read, if any, is complete.
+		// Lines other than a header (which ends as "call first):")
+		// are passed over.
+		if len(line) > 0 && !bytes.HasSuffix(line, []byte("first):")) {
+			p.Pass()
+		}
 		return p.flush()
 	}
 	file, num, fn, ok := parseFrame(line[len(framePrefix):])

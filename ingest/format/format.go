@@ -89,6 +89,12 @@ type Format struct {
 	// "looks like perf script output: pipe it through pfold first"
 	// ("perf script output"); Name is used when it is empty.
 	Description string
+	// Within names the format this one's inputs are a kind of, whose
+	// other lines its parser passes over (perf-sched reads perf script
+	// output, and passes over its events other than the scheduler's):
+	// lines of that format in an input of this one are not taken for a
+	// change of format.
+	Within string
 }
 
 // Describe returns f's Description, or its Name.
@@ -125,6 +131,37 @@ type Parser interface {
 	End() error
 }
 
+// Passer is implemented by line parsers that pass over, without a word,
+// lines that are not of their format: the other text the tools they read
+// mix among the stacks (a program's output, a log, a report's other
+// sections). Such a line is neither used nor reported as malformed, so
+// that another format appended to an input would be lost in silence:
+// the driver (ingest.Folder) follows the runs of lines passed over and
+// sniffs them as the start of another format. OnPass makes the parser
+// call f for each line it passes over, during its Line call (nil: no
+// call); a line used costs the driver nothing. Blank lines may be passed
+// over or not. Lines of the format's own that a parser has no use for
+// (a report's headers) are better not passed over: a run of passed
+// lines may cost a look.
+type Passer interface {
+	OnPass(f func())
+}
+
+// Passed implements Passer for the parser that embeds it.
+type Passed struct{ on func() }
+
+// Pass tells that the line being read is passed over; it returns nil,
+// for "return p.Pass()".
+func (p *Passed) Pass() error {
+	if p.on != nil {
+		p.on()
+	}
+	return nil
+}
+
+// OnPass sets the function Pass calls.
+func (p *Passed) OnPass(f func()) { p.on = f }
+
 // Finisher is implemented by parsers that check something once every
 // input has been read (an --event-filter naming an event that never
 // occurred). Finish is called once, after the last End or Read.
@@ -159,10 +196,12 @@ type Env struct {
 	Folded *atomic.Int64
 	// Mixed, when set, is asked about a malformed line by parsers that
 	// read their input themselves (FoldChunks), with the name of their
-	// format: window is the line and
-	// what follows it. It returns an error when another format starts
-	// there (the input changes format), nil otherwise. The driver of
-	// line and document parsers asks it itself.
+	// format: window is the line and what follows it. It returns an
+	// error when another format starts there (the input changes
+	// format), nil otherwise. The driver of line parsers asks it itself,
+	// of malformed lines and of the runs of lines a Passer passes over
+	// (a format appended to one whose parser passes over what it does
+	// not know); document parsers are not asked.
 	Mixed func(format, input string, line int, window []byte) error
 }
 

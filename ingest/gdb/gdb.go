@@ -21,8 +21,9 @@ var Format = format.Format{
 }
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
+	format.Passed // gdb's other output, and the program's
+	emit          format.EmitFunc
+	diag          *stream.Diag
 
 	frames backtrace.Frames
 	stack  []byte
@@ -43,6 +44,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	case '#':
 		rest, level, ok := frameLevel(line)
 		if !ok {
+			p.Pass()
 			return p.flush()
 		}
 		if level == 0 {
@@ -57,12 +59,27 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.addFrame(f, lib)
 		return nil
 	case ' ', '\t':
+		if p.frames.Len() == 0 {
+			return p.Pass() // not under a frame
+		}
 		return nil // "bt full": a local of the frame above; or the rest of a wrapped frame
 	}
 	if bytes.Equal(line, noLocals) || bytes.Equal(line, noSymtab) {
 		return nil // "bt full": a frame without locals or debug information
 	}
+	if !ownLine(line) {
+		p.Pass() // other text: the program's, or what gdb prints at a stop
+	}
 	return p.flush()
+}
+
+// ownLine reports whether line, not a frame, is one of the lines gdb
+// prints around backtraces: a thread's header ("Thread 2 (Thread 0x7f…
+// (LWP 4243) "worker"):") or a message in brackets ("[New LWP 4243]",
+// "[Inferior 1 (process 4242) detached]").
+func ownLine(line []byte) bool {
+	last := line[len(line)-1]
+	return line[0] == '[' && last == ']' || last == ':' && bytes.HasPrefix(line, []byte("Thread ")) && bytes.HasSuffix(line, []byte("):"))
 }
 
 // frameLevel reads "#N" and the spaces after it; rest is what follows.

@@ -75,9 +75,10 @@ const (
 )
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
-	src  source
+	format.Passed // the lines before the call tree (the report's header, its other tables)
+	emit          format.EmitFunc
+	diag          *stream.Diag
+	src           source
 
 	state  state
 	ncols  int // numeric columns in the tree ("no." to the end)
@@ -118,7 +119,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 func (p *parser) header(name string, n int, line []byte) error {
 	p.fields = fields(p.fields[:0], line)
 	if !isStartLine(p.fields) {
-		return nil
+		return p.Pass()
 	}
 	p.seen = true
 	p.ncols = len(p.fields) - numbersFrom

@@ -40,9 +40,10 @@ const (
 const unknown = "[unknown]"
 
 type parser struct {
-	emit  format.EmitFunc
-	diag  *stream.Diag
-	index string // --sample-index as given
+	format.Passed // comments, the header's lines, what follows the mappings
+	emit          format.EmitFunc
+	diag          *stream.Diag
+	index         string // --sample-index as given
 
 	// compat names locations as stackcollapse-go.pl does (its pattern on
 	// the first line only), and drops samples without locations; for the
@@ -95,14 +96,15 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	p.lines++
 	line = lex.TrimCR(line)
 	if len(line) > 0 && line[0] == '#' {
-		return nil // stackcollapse-go.pl skips comment lines anywhere
+		return p.Pass() // stackcollapse-go.pl skips comment lines anywhere
 	}
 	switch p.sec {
 	case header:
 		if string(bytes.TrimSpace(line)) == "Samples:" {
 			p.sec = types
+			return nil
 		}
-		return nil
+		return p.Pass()
 	case types:
 		p.sec = samples
 		if !isSample(line) {
@@ -131,7 +133,17 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	case locations:
 		return p.location(n, line)
 	}
+	if !isMapping(line) {
+		return p.Pass()
+	}
 	return nil
+}
+
+// isMapping reports whether line is a mapping line ("1: 0x400000/0x4eb000/0x0 …").
+func isMapping(line []byte) bool {
+	line = lex.TrimLeft(line)
+	d := lex.Digits(line)
+	return d > 0 && bytes.HasPrefix(line[d:], []byte(": 0x")) && bytes.IndexByte(line[d:], '/') > 0
 }
 
 // sampleTypes reads the line of sample types ("samples/count

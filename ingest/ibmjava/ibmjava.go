@@ -39,6 +39,7 @@ var (
 )
 
 type parser struct {
+	format.Passed       // lines that are not a javacore's tagged lines
 	emit                format.EmitFunc
 	tname, tid, shorten bool
 
@@ -52,7 +53,7 @@ type parser struct {
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	if len(line) > 0 && line[0] == '#' {
-		return nil
+		return p.Pass()
 	}
 	line = lex.TrimCR(line)
 	switch {
@@ -98,9 +99,20 @@ func (p *parser) Line(name string, n int, line []byte) error {
 			p.frames.Arena = append(p.frames.Arena, f...)
 		}
 		p.frames.End()
+	default:
+		// A javacore's own lines start with a tag ("1TISIGINFO",
+		// "4XESTACKTRACE") or "NULL": the others are passed over.
+		if len(line) >= 2 && line[0] >= '0' && line[0] <= '9' && line[1] >= 'A' && line[1] <= 'Z' {
+			return nil
+		}
+		if !bytes.HasPrefix(line, null) && len(lex.TrimLeft(line)) > 0 {
+			return p.Pass()
+		}
 	}
 	return nil
 }
+
+var null = []byte("NULL")
 
 // isThreadHeader: the rest of `3XMTHREADINFO      "NAME" …, state:S, …`
 // matches the script's /"([^"]*).* state:(.*), /.

@@ -39,6 +39,7 @@ func newParser(opts format.Options, emit format.EmitFunc, diag *stream.Diag, fix
 const maxDepth = 32
 
 type parser struct {
+	format.Passed   // the log's other lines, and each trace's message line
 	emit            format.EmitFunc
 	shorten, noPkgs bool
 	// restore and keepLocks are pfold's fixes of the script ("... N
@@ -83,8 +84,8 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		if err := p.flush(); err != nil {
 			return err
 		}
-		if !isMore {
-			p.header(line)
+		if !isMore && !p.header(line) {
+			return p.Pass()
 		}
 		return nil
 	}
@@ -96,7 +97,11 @@ func (p *parser) Line(name string, n int, line []byte) error {
 			return p.flush()
 		}
 	}
-	p.header(line)
+	if !p.header(line) {
+		// A line of the log, or the message of the exception whose
+		// frames follow: the run of lines passed over ends there.
+		return p.Pass()
+	}
 	return nil
 }
 
@@ -116,8 +121,8 @@ func (p *parser) addFrame(f []byte) {
 // header notes what the line that starts the next trace says of its
 // nesting: "Caused by: " shares frames with the trace last read at its
 // depth, "\tSuppressed: " with the one a level up; any other line
-// starts afresh.
-func (p *parser) header(line []byte) {
+// starts afresh. It reports whether the line was one of those two.
+func (p *parser) header(line []byte) (nested bool) {
 	tabs := 0
 	for tabs < len(line) && line[tabs] == '\t' {
 		tabs++
@@ -125,15 +130,16 @@ func (p *parser) header(line []byte) {
 	r := line[tabs:]
 	switch {
 	case tabs <= maxDepth && bytes.HasPrefix(r, []byte("Caused by: ")):
-		p.depth, p.encl = tabs, tabs
+		p.depth, p.encl, nested = tabs, tabs, true
 	case tabs <= maxDepth && bytes.HasPrefix(r, []byte("Suppressed: ")):
-		p.depth, p.encl = tabs, tabs-1
+		p.depth, p.encl, nested = tabs, tabs-1, true
 	default:
 		p.depth, p.encl, p.nlevels = 0, -1, 0
 	}
 	if p.encl >= p.nlevels {
 		p.encl = -1
 	}
+	return nested
 }
 
 // restoreFrames appends to the current trace, as its outermost frames,

@@ -39,6 +39,7 @@ const (
 )
 
 type parser struct {
+	format.Passed          // comment lines
 	emit                   format.EmitFunc
 	diag                   *stream.Diag
 	tname, tid, shorten    bool
@@ -58,7 +59,7 @@ var (
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	if len(line) > 0 && line[0] == '#' {
-		return nil // the script skips comment lines
+		return p.Pass() // the script skips comment lines
 	}
 	line = lex.TrimCR(line)
 	rest := lex.TrimLeft(line)

@@ -26,8 +26,9 @@ var Format = format.Format{
 var unknown = []byte("[unknown]")
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
+	format.Passed // the lines after "Total"
+	emit          format.EmitFunc
+	diag          *stream.Diag
 
 	open    bool       // a trace is being read
 	count   fold.Count // its count
@@ -43,6 +44,9 @@ type parser struct {
 
 func (p *parser) Line(name string, n int, line []byte) error {
 	if p.done {
+		if !reportLine(line) {
+			return p.Pass()
+		}
 		return nil
 	}
 	line = lex.TrimCR(line)
@@ -87,6 +91,19 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return nil
 	}
 	return p.diag.Malformed(name, n, line, "not a line of a lightweight-java-profiler trace")
+}
+
+// reportLine reports whether line, after "Total", is one of the
+// profiler's report: a title ("Hot methods:", "Failures:", "Instances
+// Reason") or a count and a method or a reason.
+func reportLine(line []byte) bool {
+	t := lex.TrimLeft(line)
+	if d := lex.Digits(t); d > 0 && d < len(t) && lex.IsSpace(t[d]) {
+		r := lex.TrimLeft(t[d:])
+		return len(r) > 0 && (r[0] < '0' || r[0] > '9')
+	}
+	t = lex.TrimRight(t)
+	return string(t) == "Hot methods:" || string(t) == "Failures:" || bytes.HasPrefix(t, []byte("Instances ")) && bytes.HasSuffix(t, []byte(" Reason"))
 }
 
 // flush emits the trace being read, outermost frame first.

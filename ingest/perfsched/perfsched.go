@@ -14,6 +14,7 @@ import (
 // Format is perf script text of scheduler events, folded to off-CPU time.
 var Format = format.Format{
 	Name:     "perf-sched",
+	Within:   "perf-script", // its other events
 	Replaces: "stackcollapse-perf-sched.awk",
 	Sniff:    sniff,
 	Flags: []format.Flag{
@@ -40,8 +41,10 @@ var Format = format.Format{
 const maxFrames = 1 << 16
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
+	format.Passed // comments, other events, other text
+	emit          format.EmitFunc
+	diag          *stream.Diag
+	inSched       bool // in a sched:sched_* event, before the blank line that ends it
 
 	recordTid, recordWake, recurse bool
 
@@ -196,6 +199,14 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		p.statOn = false
 		p.wakeFr.reset()
 	}
+	switch {
+	case len(line) == 0:
+		p.inSched = false
+	case sched:
+		p.inSched = true
+	case !spaced || !p.inSched:
+		p.Pass() // not a sched event's line
+	}
 	return nil
 }
 
@@ -281,7 +292,7 @@ func (p *parser) End() error {
 			break
 		}
 	}
-	*p = parser{emit: p.emit, diag: p.diag, recordTid: p.recordTid, recordWake: p.recordWake, recurse: p.recurse}
+	*p = parser{Passed: p.Passed, emit: p.emit, diag: p.diag, recordTid: p.recordTid, recordWake: p.recordWake, recurse: p.recurse}
 	return err
 }
 

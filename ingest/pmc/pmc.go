@@ -33,8 +33,9 @@ type node struct {
 }
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
+	format.Passed // lines that are not a callgraph line or an event header
+	emit          format.EmitFunc
+	diag          *stream.Diag
 
 	path  []node // path[0] is the sampled function, path[d] its caller at depth d
 	names [][]byte
@@ -79,6 +80,9 @@ func parseLine(l []byte) (depth int, count, name []byte, ok bool) {
 func (p *parser) Line(name string, n int, line []byte) error {
 	depth, cnt, fn, ok := parseLine(line)
 	if !ok {
+		if len(line) > 0 && line[0] != '@' {
+			return p.Pass()
+		}
 		return nil // "@ EVENT [N samples]", blank lines
 	}
 	if depth > len(p.path) {

@@ -59,9 +59,10 @@ type level struct {
 }
 
 type parser struct {
-	emit      format.EmitFunc
-	diag      *stream.Diag
-	noModules bool
+	format.Passed // the report's lines outside its call graphs
+	emit          format.EmitFunc
+	diag          *stream.Diag
+	noModules     bool
 
 	state  state
 	graphs int // call graphs begun in this input
@@ -84,8 +85,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		if bytes.HasPrefix(line, []byte(startLine)) {
 			p.state = graph
 			p.graphs++
+			return nil
 		}
-		return nil
+		if p.state == after && afterLine(line) {
+			return nil
+		}
+		return p.Pass()
 	}
 	line = lex.TrimRight(line)
 	if len(line) == 0 {
@@ -126,6 +131,26 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	}
 	return p.push(depth, fr, count, true, p.isIdle)
 }
+
+// afterLine reports whether line is one of the report's sections after
+// the call graph: their titles ("Sort by top of stack, …:", "Binary
+// Images:"), a function and its count ("        compute  (in cwork)
+// 70"), a binary image ("       0x100000000 -        0x100003fff
+// +cwork …").
+func afterLine(line []byte) bool {
+	t := lex.TrimLeft(line)
+	if len(t) < len(line) {
+		return bytes.Contains(t, []byte("(in ")) || bytes.HasPrefix(t, []byte("0x")) && bytes.Contains(t, []byte(" - "))
+	}
+	for _, title := range afterTitles {
+		if bytes.HasPrefix(t, []byte(title)) {
+			return true
+		}
+	}
+	return false
+}
+
+var afterTitles = []string{"Total number in stack", "Sort by top of stack", "Binary Images:"}
 
 func isIndent(c byte) bool {
 	return c == ' ' || c == '+' || c == '|' || c == ':' || c == '!'

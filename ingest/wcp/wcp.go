@@ -24,8 +24,9 @@ var Format = format.Format{
 const maxFrames = 1 << 16
 
 type parser struct {
-	emit format.EmitFunc
-	diag *stream.Diag
+	format.Passed // the report's lines before its full stacks, and others
+	emit          format.EmitFunc
+	diag          *stream.Diag
 
 	started bool             // past "Full stacks"
 	samples fold.Count       // the count of the stack being read
@@ -42,7 +43,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return nil
 	}
 	if !p.started {
-		return nil
+		return p.Pass()
 	}
 	if c, ok := samplesLine(t); ok {
 		v, err := fold.ParseCount(c)
@@ -67,7 +68,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	if len(t) == 0 {
 		return p.flush()
 	}
-	return nil
+	return p.Pass()
 }
 
 // samplesLine matches m/^\d+\.\d+% =+ \((\d+) samples\)/ and returns

@@ -30,9 +30,10 @@ var Format = format.Format{
 }
 
 type parser struct {
-	emit  format.EmitFunc
-	diag  *stream.Diag
-	count bool
+	format.Passed // lines outside a trace (its header, other text)
+	emit          format.EmitFunc
+	diag          *stream.Diag
+	count         bool
 
 	inside  bool // between TRACE START and the trace's end
 	seen    bool // a TRACE START in this input
@@ -56,8 +57,12 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		if bytes.HasPrefix(line, traceStart) {
 			p.inside, p.seen = true, true
 			p.reset()
+			return nil
 		}
-		return nil
+		if bytes.HasPrefix(line, traceEnd) {
+			return nil // after the summary line
+		}
+		return p.Pass()
 	}
 	// The trace ends at its summary line (tabs, then the time and
 	// memory at the end) or at TRACE END.
