@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -33,9 +32,6 @@ func size(t *testing.T, name string) int64 {
 	return st.Size()
 }
 
-// checkingOrder is any line of the first pass over sorted files.
-var checkingOrder = regexp.MustCompile(`^pdiff: checking order: \d+ B read`)
-
 // TestProgress: with --progress, pdiff shows the data it reads, the
 // compressed bytes beside, and the stacks, on every path: sorted files
 // streamed, compressed or not, an unsorted file, standard input and
@@ -44,45 +40,18 @@ var checkingOrder = regexp.MustCompile(`^pdiff: checking order: \d+ B read`)
 func TestProgress(t *testing.T) {
 	a, b, unsorted, gz, aText := progressInputs(t)
 	plain := size(t, a) // every plain input has this size
-	for _, tc := range []struct {
-		name  string
-		stdin string
-		args  []string
-		check bool // a first pass checks the order
-		final cmdtest.Final
-	}{
-		{"sorted files, streamed", "", []string{a, b}, true, cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: 2 * plain, Stacks: 40}},
-		{"a compressed sorted file, streamed", "", []string{gz, b}, true, cmdtest.Final{Data: 2 * plain, Raw: size(t, gz) + plain, Total: size(t, gz) + plain, Stacks: 40}},
-		{"an unsorted file, aggregated", "", []string{unsorted, a}, true, cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: 2 * plain, Stacks: 40}},
-		{"standard input, aggregated", aText, []string{"-", b}, true, cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: -1, Stacks: 40}},
-		{"--strip-hex, aggregated", "", []string{"--strip-hex", gz, b}, false, cmdtest.Final{Data: 2 * plain, Raw: size(t, gz) + plain, Total: size(t, gz) + plain, Stacks: 40}},
-	} {
-		lines, stderr, status := cmdtest.ProgressLines(t, command, strings.NewReader(tc.stdin), append([]string{"--progress"}, tc.args...)...)
-		if status != 0 {
-			t.Fatalf("%s: exit %d: %q", tc.name, status, stderr)
-		}
-		if want := cmdtest.FinalLine("pdiff", tc.final); !cmdtest.HasLine(lines, want) {
-			t.Errorf("%s: no progress line matches %s; lines drawn:\n%s", tc.name, want, strings.Join(lines, "\n"))
-		}
-		if checking := cmdtest.HasLine(lines, checkingOrder); checking != tc.check {
-			t.Errorf("%s: a line of the pass that checks the order: %v, want %v; lines drawn:\n%s", tc.name, checking, tc.check, strings.Join(lines, "\n"))
-		}
-		if lines, stderr, _ := cmdtest.ProgressLines(t, command, strings.NewReader(tc.stdin), append([]string{"--progress", "--no-progress"}, tc.args...)...); len(lines) > 0 || stderr != "" {
-			t.Errorf("%s: --no-progress: %q", tc.name, stderr)
-		}
-	}
+	cmdtest.CheckProgress(t, command, []cmdtest.ProgressCase{
+		{Name: "sorted files, streamed", Args: []string{a, b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: 2 * plain, Stacks: 40}},
+		{Name: "a compressed sorted file, streamed", Args: []string{gz, b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: size(t, gz) + plain, Total: size(t, gz) + plain, Stacks: 40}},
+		{Name: "an unsorted file, aggregated", Args: []string{unsorted, a}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: 2 * plain, Stacks: 40}},
+		{Name: "standard input, aggregated", Stdin: aText, Args: []string{"-", b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: -1, Stacks: 40}},
+		{Name: "--strip-hex, aggregated", Args: []string{"--strip-hex", gz, b}, Check: false, Final: cmdtest.Final{Data: 2 * plain, Raw: size(t, gz) + plain, Total: size(t, gz) + plain, Stacks: 40}},
+	})
 }
 
 // TestProgressOnTerminal: on a terminal, without --progress, the line
 // shows a compressed input's data and stacks.
 func TestProgressOnTerminal(t *testing.T) {
 	_, b, _, gz, _ := progressInputs(t)
-	lines, status := cmdtest.ProgressOnTerminal(t, command, gz, b)
-	want := cmdtest.FinalLine("pdiff", cmdtest.Final{Data: 2 * size(t, b), Raw: size(t, gz) + size(t, b), Total: size(t, gz) + size(t, b), Stacks: 40})
-	if status != 0 || !cmdtest.HasLine(lines, want) {
-		t.Errorf("exit %d; no line on the terminal matches %s; lines drawn:\n%s", status, want, strings.Join(lines, "\n"))
-	}
-	if lines, _ := cmdtest.ProgressOnTerminal(t, command, "--no-progress", gz, b); len(lines) > 0 {
-		t.Errorf("--no-progress on the terminal: %q", lines)
-	}
+	cmdtest.CheckProgressOnTerminal(t, command, cmdtest.Final{Data: 2 * size(t, b), Raw: size(t, gz) + size(t, b), Total: size(t, gz) + size(t, b), Stacks: 40}, gz, b)
 }

@@ -120,3 +120,53 @@ func HasLine(lines []string, re *regexp.Regexp) bool {
 	}
 	return false
 }
+
+// ProgressCase is one run of CheckProgress: standard input and the
+// arguments, the last line the run must draw, and whether a first pass
+// over sorted files checks their order (pmerge and pdiff), with a line
+// of its own.
+type ProgressCase struct {
+	Name, Stdin string
+	Args        []string
+	Check       bool
+	Final       Final
+}
+
+// CheckProgress runs the binary of m on each case with --progress and
+// requires its last line, a line of the pass that checks the order
+// exactly where the case says, and no line with --no-progress too.
+func CheckProgress[M Maker](t testing.TB, m M, cases []ProgressCase) {
+	t.Helper()
+	name := appOf(m)().Name
+	checking := regexp.MustCompile(`^` + regexp.QuoteMeta(name) + `: checking order: \d+ B read`)
+	for _, tc := range cases {
+		lines, stderr, status := ProgressLines(t, m, strings.NewReader(tc.Stdin), append([]string{"--progress"}, tc.Args...)...)
+		if status != 0 {
+			t.Fatalf("%s: exit %d: %q", tc.Name, status, stderr)
+		}
+		if want := FinalLine(name, tc.Final); !HasLine(lines, want) {
+			t.Errorf("%s: no progress line matches %s; lines drawn:\n%s", tc.Name, want, strings.Join(lines, "\n"))
+		}
+		if got := HasLine(lines, checking); got != tc.Check {
+			t.Errorf("%s: a line of the pass that checks the order: %v, want %v; lines drawn:\n%s", tc.Name, got, tc.Check, strings.Join(lines, "\n"))
+		}
+		if lines, stderr, _ := ProgressLines(t, m, strings.NewReader(tc.Stdin), append([]string{"--progress", "--no-progress"}, tc.Args...)...); len(lines) > 0 || stderr != "" {
+			t.Errorf("%s: --no-progress: %q", tc.Name, stderr)
+		}
+	}
+}
+
+// CheckProgressOnTerminal runs the binary of m on args with standard
+// error a terminal, as ProgressOnTerminal does, and requires a line
+// showing final, and no line with --no-progress.
+func CheckProgressOnTerminal[M Maker](t testing.TB, m M, final Final, args ...string) {
+	t.Helper()
+	lines, status := ProgressOnTerminal(t, m, args...)
+	want := FinalLine(appOf(m)().Name, final)
+	if status != 0 || !HasLine(lines, want) {
+		t.Errorf("exit %d; no line on the terminal matches %s; lines drawn:\n%s", status, want, strings.Join(lines, "\n"))
+	}
+	if lines, _ := ProgressOnTerminal(t, m, append([]string{"--no-progress"}, args...)...); len(lines) > 0 {
+		t.Errorf("--no-progress on the terminal: %q", lines)
+	}
+}
