@@ -326,22 +326,13 @@ func tarOf(name, body string, f tar.Format) string {
 // a line end, nor that start given twice (dumps appended to each other).
 func TestDetectNoFalseChange(t *testing.T) {
 	detected := 0
-	err := filepath.Walk("../testdata", func(path string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() || info.Size() == 0 {
-			return err
-		}
-		in, err := stream.Open(path)
-		if err != nil {
-			return nil // not an input (a broken compressed fixture)
-		}
-		prefix, _ := io.ReadAll(io.LimitReader(in, format.SniffSize))
-		in.Close()
+	eachTestdataInput(t, format.SniffSize, func(path string, prefix []byte) {
 		var change *ChangeError
 		if _, err := Detect(prefix); errors.As(err, &change) {
 			t.Errorf("%s: %v", path, err)
-			return nil
+			return
 		} else if err != nil {
-			return nil // not a profile
+			return // not a profile
 		}
 		detected++
 		for _, size := range []int{300, 600, 1100, 2100, 4200, 9000, 20000, 40000} {
@@ -359,12 +350,32 @@ func TestDetectNoFalseChange(t *testing.T) {
 				}
 			}
 		}
+	})
+	if detected < 500 {
+		t.Errorf("%d inputs detected in testdata: the walk missed them", detected)
+	}
+}
+
+// eachTestdataInput calls fn with the path and the first limit bytes
+// (decompressed) of every file under testdata that opens as an input.
+func eachTestdataInput(t *testing.T, limit int64, fn func(path string, b []byte)) {
+	t.Helper()
+	err := filepath.Walk("../testdata", func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() || info.Size() == 0 {
+			return err
+		}
+		in, err := stream.Open(path)
+		if err != nil {
+			return nil // not an input (a broken compressed fixture)
+		}
+		b, err := io.ReadAll(io.LimitReader(in, limit))
+		in.Close()
+		if err == nil {
+			fn(path, b)
+		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if detected < 500 {
-		t.Errorf("%d inputs detected in testdata: the walk missed them", detected)
 	}
 }
