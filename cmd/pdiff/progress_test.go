@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -24,14 +23,6 @@ func progressInputs(t *testing.T) (a, b, unsorted, gz string, aText string) {
 		stacktest.WriteFile(t, "u.folded", []byte(ut.String())), stacktest.GzipFile(t, "a.folded.gz", []byte(at.String())), at.String()
 }
 
-func size(t *testing.T, name string) int64 {
-	st, err := os.Stat(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Size()
-}
-
 // TestProgress: with --progress, pdiff shows the data it reads, the
 // compressed bytes beside, and the stacks, on every path: sorted files
 // streamed, compressed or not, an unsorted file, standard input and
@@ -39,13 +30,13 @@ func size(t *testing.T, name string) int64 {
 // pass that checks their order, then one for the diff.
 func TestProgress(t *testing.T) {
 	a, b, unsorted, gz, aText := progressInputs(t)
-	plain := size(t, a) // every plain input has this size
+	plain := stacktest.FileSize(t, a) // every plain input has this size
 	cmdtest.CheckProgress(t, command, []cmdtest.ProgressCase{
 		{Name: "sorted files, streamed", Args: []string{a, b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: 2 * plain, Stacks: 40}},
-		{Name: "a compressed sorted file, streamed", Args: []string{gz, b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: size(t, gz) + plain, Total: size(t, gz) + plain, Stacks: 40}},
+		{Name: "a compressed sorted file, streamed", Args: []string{gz, b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: stacktest.FileSize(t, gz) + plain, Total: stacktest.FileSize(t, gz) + plain, Stacks: 40}},
 		{Name: "an unsorted file, aggregated", Args: []string{unsorted, a}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: 2 * plain, Stacks: 40}},
 		{Name: "standard input, aggregated", Stdin: aText, Args: []string{"-", b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: -1, Stacks: 40}},
-		{Name: "--strip-hex, aggregated", Args: []string{"--strip-hex", gz, b}, Check: false, Final: cmdtest.Final{Data: 2 * plain, Raw: size(t, gz) + plain, Total: size(t, gz) + plain, Stacks: 40}},
+		{Name: "--strip-hex, aggregated", Args: []string{"--strip-hex", gz, b}, Check: false, Final: cmdtest.Final{Data: 2 * plain, Raw: stacktest.FileSize(t, gz) + plain, Total: stacktest.FileSize(t, gz) + plain, Stacks: 40}},
 	})
 }
 
@@ -53,5 +44,5 @@ func TestProgress(t *testing.T) {
 // shows a compressed input's data and stacks.
 func TestProgressOnTerminal(t *testing.T) {
 	_, b, _, gz, _ := progressInputs(t)
-	cmdtest.CheckProgressOnTerminal(t, command, cmdtest.Final{Data: 2 * size(t, b), Raw: size(t, gz) + size(t, b), Total: size(t, gz) + size(t, b), Stacks: 40}, gz, b)
+	cmdtest.CheckProgressOnTerminal(t, command, cmdtest.Final{Data: 2 * stacktest.FileSize(t, b), Raw: stacktest.FileSize(t, gz) + stacktest.FileSize(t, b), Total: stacktest.FileSize(t, gz) + stacktest.FileSize(t, b), Stacks: 40}, gz, b)
 }

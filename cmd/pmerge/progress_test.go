@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -25,14 +24,6 @@ func progressInputs(t *testing.T) (a, b, unsorted, gz, gzUnsorted string, aText 
 		stacktest.GzipFile(t, "u.folded.gz", []byte(ut.String())), at.String()
 }
 
-func size(t *testing.T, name string) int64 {
-	st, err := os.Stat(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Size()
-}
-
 // TestProgress: with --progress, pmerge shows the data it reads, the
 // compressed bytes beside, and the stacks, on every path: sorted files
 // mapped, a compressed one streamed, unsorted files and standard input
@@ -40,12 +31,12 @@ func size(t *testing.T, name string) int64 {
 // checks their order, then one for the merge.
 func TestProgress(t *testing.T) {
 	a, b, unsorted, gz, gzUnsorted, aText := progressInputs(t)
-	plain := size(t, a) // every plain input has this size
+	plain := stacktest.FileSize(t, a) // every plain input has this size
 	cmdtest.CheckProgress(t, command, []cmdtest.ProgressCase{
 		{Name: "sorted files, mapped", Args: []string{a, b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: 2 * plain, Stacks: 40}},
-		{Name: "sorted files, one compressed, streamed", Args: []string{gz, b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: size(t, gz) + plain, Total: size(t, gz) + plain, Stacks: 40}},
+		{Name: "sorted files, one compressed, streamed", Args: []string{gz, b}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: stacktest.FileSize(t, gz) + plain, Total: stacktest.FileSize(t, gz) + plain, Stacks: 40}},
 		{Name: "an unsorted file, aggregated", Args: []string{unsorted, a}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: 2 * plain, Stacks: 40}},
-		{Name: "an unsorted compressed file, aggregated", Args: []string{gzUnsorted, a}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: size(t, gzUnsorted) + plain, Total: size(t, gzUnsorted) + plain, Stacks: 40}},
+		{Name: "an unsorted compressed file, aggregated", Args: []string{gzUnsorted, a}, Check: true, Final: cmdtest.Final{Data: 2 * plain, Raw: stacktest.FileSize(t, gzUnsorted) + plain, Total: stacktest.FileSize(t, gzUnsorted) + plain, Stacks: 40}},
 		{Name: "standard input, aggregated", Stdin: aText, Args: []string{"-", b}, Check: false, Final: cmdtest.Final{Data: 2 * plain, Raw: 2 * plain, Total: -1, Stacks: 40}},
 	})
 }
@@ -54,5 +45,5 @@ func TestProgress(t *testing.T) {
 // shows a compressed input's data and stacks.
 func TestProgressOnTerminal(t *testing.T) {
 	_, b, _, gz, _, _ := progressInputs(t)
-	cmdtest.CheckProgressOnTerminal(t, command, cmdtest.Final{Data: 2 * size(t, b), Raw: size(t, gz) + size(t, b), Total: size(t, gz) + size(t, b), Stacks: 40}, gz, b)
+	cmdtest.CheckProgressOnTerminal(t, command, cmdtest.Final{Data: 2 * stacktest.FileSize(t, b), Raw: stacktest.FileSize(t, gz) + stacktest.FileSize(t, b), Total: stacktest.FileSize(t, gz) + stacktest.FileSize(t, b), Stacks: 40}, gz, b)
 }

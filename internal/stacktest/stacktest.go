@@ -216,3 +216,13 @@ func ManyFrames(n, dec int) []byte {
 	}
 	return b.Bytes()
 }
+
+// FileSize returns the size of the file at path.
+func FileSize(t testing.TB, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
