@@ -168,14 +168,16 @@ func (p *parser) row(name string, n int, line []byte) error {
 	if depth > len(p.ends) {
 		return p.diag.Malformed(name, n, line, fmt.Sprintf("indented %d levels under a line of depth %d", depth, len(p.ends)-1))
 	}
-	p.fields = fields(p.fields[:0], line)
 	// cost centre, module, then SRC (one field or more, or none) and the numbers.
-	if len(p.fields) < 2+p.ncols {
-		return p.diag.Malformed(name, n, line, fmt.Sprintf("%d fields, expected a cost centre, a module, a source and %d numbers", len(p.fields), p.ncols))
+	cc, mod, val, ok := asciiRow(line[depth:], p.ncols, p.col)
+	if !ok {
+		p.fields = fields(p.fields[:0], line)
+		if len(p.fields) < 2+p.ncols {
+			return p.diag.Malformed(name, n, line, fmt.Sprintf("%d fields, expected a cost centre, a module, a source and %d numbers", len(p.fields), p.ncols))
+		}
+		cc, mod, val = p.fields[0], p.fields[1], p.fields[len(p.fields)-p.ncols+p.col]
 	}
-	val := p.fields[len(p.fields)-p.ncols+p.col]
 	var c fold.Count
-	var ok bool
 	if p.src == percentTime {
 		c, ok = tenths(val)
 	} else {
@@ -190,12 +192,69 @@ func (p *parser) row(name string, n int, line []byte) error {
 		s = p.stack[:p.ends[depth-1]]
 		s = append(s, ';')
 	}
-	s = lex.AppendFrame(s, p.fields[1])
+	s = lex.AppendFrame(s, mod)
 	s = append(s, '.')
-	s = lex.AppendFrame(s, p.fields[0])
+	s = lex.AppendFrame(s, cc)
 	p.stack = s
 	p.ends = append(p.ends[:depth], len(s))
 	return p.emit(s, c)
+}
+
+// asciiRow is fields for a row, reading only what the row needs: its
+// first two fields (cost centre, module) from the front and its last
+// ncols (the numbers, the weight col among them) from the back, the
+// SRC between them unread. It says !ok when the row has fewer than
+// 2+ncols fields, or a byte that is not ASCII where it reads (a Unicode
+// space may split a field there: fields decides).
+func asciiRow(line []byte, ncols, col int) (cc, mod, val []byte, ok bool) {
+	i := 0
+	for k := 0; k < 2; k++ {
+		for i < len(line) && lex.IsSpace(line[i]) {
+			i++
+		}
+		start := i
+		for ; i < len(line); i++ {
+			if c := line[i]; c >= utf8.RuneSelf {
+				return nil, nil, nil, false
+			} else if lex.IsSpace(c) {
+				break
+			}
+		}
+		if k == 0 {
+			cc = line[start:i]
+		} else {
+			mod = line[start:i]
+		}
+	}
+	if len(mod) == 0 {
+		return nil, nil, nil, false
+	}
+	// From the back, down to the module's end: line[i] is a space, so a
+	// field read backwards stops after it.
+	j := len(line)
+	for k := ncols - 1; k >= 0; k-- {
+		for j > i && lex.IsSpace(line[j-1]) {
+			j--
+		}
+		if j <= i {
+			return nil, nil, nil, false
+		}
+		end := j
+		for {
+			c := line[j-1]
+			if c >= utf8.RuneSelf {
+				return nil, nil, nil, false
+			}
+			if lex.IsSpace(c) {
+				break
+			}
+			j--
+		}
+		if k == col {
+			val = line[j:end]
+		}
+	}
+	return cc, mod, val, true
 }
 
 // tenths reads a percentage as inferno does, in tenths of a percent

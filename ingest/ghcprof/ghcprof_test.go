@@ -185,3 +185,46 @@ func FuzzGHCProf(f *testing.F) {
 func BenchmarkGHCProf(b *testing.B) {
 	formattest.Benchmark(b, Format, nil, formattest.Repeat(nil, dir.Read(b, "ticks.prof"), 4<<20))
 }
+
+// FuzzAsciiRow checks the row fast path against fields: where asciiRow
+// answers, it finds the fields fields finds.
+func FuzzAsciiRow(f *testing.F) {
+	for _, s := range []string{
+		"main Main x.hs 2 1 .5 0.0 1.0 0.0",
+		"  go  M  a b\tc  1 2 3 4 5 6 7 8",
+		"a\u00a0b M x 1 2 3 4 5 6",
+		"a M x\u2028y 1 2 3 4 5 6",
+		"a M 1 2 3 4 5 6",
+		"a M\t\v1 2 3 4 5 6 7 8",
+		"a 1 2 3 4 5 6",
+		"\xc2a M x 1 2 3 4 5 \xa0",
+	} {
+		f.Add(s, 6, 2)
+		f.Add(s, 8, 3)
+	}
+	f.Fuzz(func(t *testing.T, line string, ncols, col int) {
+		if ncols < 1 || ncols > 10 || col < 0 || col >= ncols {
+			return
+		}
+		b := []byte(line)
+		cc, mod, val, ok := asciiRow(b, ncols, col)
+		f := fields(nil, b)
+		if !ok {
+			for _, c := range b {
+				if c >= 0x80 {
+					return
+				}
+			}
+			if len(f) >= 2+ncols {
+				t.Fatalf("asciiRow(%q, %d, %d) gave up on an ASCII row of %d fields", line, ncols, col, len(f))
+			}
+			return
+		}
+		if len(f) < 2+ncols {
+			t.Fatalf("asciiRow(%q, %d, %d) ok, fields has %d", line, ncols, col, len(f))
+		}
+		if string(cc) != string(f[0]) || string(mod) != string(f[1]) || string(val) != string(f[len(f)-ncols+col]) {
+			t.Fatalf("asciiRow(%q, %d, %d) = %q %q %q, fields %q", line, ncols, col, cc, mod, val, f)
+		}
+	})
+}
