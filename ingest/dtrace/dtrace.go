@@ -57,7 +57,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		return nil
 	}
 	line = bytes.TrimRight(line, "\r")
-	t := bytes.TrimLeft(line, " \t\r\n\f\v")
+	t := lex.TrimLeft(line)
 	if len(t) == 0 {
 		return nil
 	}
@@ -95,7 +95,7 @@ func (p *parser) addFrame(f []byte) {
 		f = trimOffset(f)
 	}
 	// Remove arguments from C++ names: "(::…)[(<]…" keeps the "::…" part.
-	if i := bytes.Index(f, []byte("::")); i >= 0 {
+	if i := lex.IndexPair(f, ':', ':'); i >= 0 {
 		if j := lastArgStart(f, i); j >= 0 {
 			f = f[:j]
 		}
@@ -109,7 +109,7 @@ func (p *parser) addFrame(f []byte) {
 	p.groups = append(p.groups, int32(len(p.parts)))
 	for k, more := 0, true; more; k++ {
 		part := f
-		if i := bytes.Index(f, []byte("->")); i >= 0 {
+		if i := lex.IndexPair(f, '-', '>'); i >= 0 {
 			part, f = f[:i], f[i+2:]
 		} else {
 			more = false

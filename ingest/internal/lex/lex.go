@@ -1,6 +1,13 @@
 package lex
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
+
+// spaces8 is eight ' ' read as a little-endian uint64.
+const spaces8 = 0x2020202020202020
 
 // TrimCR returns line without the '\r' that ends it in a CRLF file.
 func TrimCR(line []byte) []byte {
@@ -16,6 +23,16 @@ func IsSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 
 // TrimLeft returns b without its leading white space.
 func TrimLeft(b []byte) []byte {
+	// Indentation is mostly spaces (DTrace's 14, perf script's 6 to 16,
+	// padded columns): skip them eight at a time, then up to the first
+	// byte that is not ' '.
+	for len(b) >= 8 {
+		if x := binary.LittleEndian.Uint64(b) ^ spaces8; x != 0 {
+			b = b[bits.TrailingZeros64(x)/8:]
+			break
+		}
+		b = b[8:]
+	}
 	for len(b) > 0 && IsSpace(b[0]) {
 		b = b[1:]
 	}
@@ -59,6 +76,23 @@ func IsHex(c byte) bool {
 
 // IsLowerHex reports whether c is a digit or one of a to f.
 func IsLowerHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
+
+// IndexPair returns the index of the first a followed by b in s, or -1:
+// bytes.Index(s, []byte{a, b}), in a few IndexByte calls where a is rare
+// (cheaper than bytes.Index on the short names of a frame).
+func IndexPair(s []byte, a, b byte) int {
+	for off := 0; ; {
+		i := bytes.IndexByte(s[off:], a)
+		if i < 0 {
+			return -1
+		}
+		i += off
+		if i+1 < len(s) && s[i+1] == b {
+			return i
+		}
+		off = i + 1
+	}
+}
 
 // AppendFrame appends name to dst as one frame: each ';' in it made ':'.
 // name may be the bytes of dst's array that follow dst

@@ -1,17 +1,24 @@
 package lex
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTrim(t *testing.T) {
 	for in, want := range map[string][3]string{ // TrimLeft, TrimRight, Trim
-		"":                 {"", "", ""},
-		"a":                {"a", "a", "a"},
-		"a \t\r\n\f\v":     {"a \t\r\n\f\v", "a", "a"},
-		" \t\r\n\f\va b":   {"a b", " \t\r\n\f\va b", "a b"},
-		" a b \r":          {"a b \r", " a b", "a b"},
-		"\r\n":             {"", "", ""},
-		"\u00a0a\u00a0":    {"\u00a0a\u00a0", "\u00a0a\u00a0", "\u00a0a\u00a0"}, // not ASCII
-		"\x00 \x1c a \x1c": {"\x00 \x1c a \x1c", "\x00 \x1c a \x1c", "\x00 \x1c a \x1c"},
+		"":                   {"", "", ""},
+		"a":                  {"a", "a", "a"},
+		"a \t\r\n\f\v":       {"a \t\r\n\f\v", "a", "a"},
+		" \t\r\n\f\va b":     {"a b", " \t\r\n\f\va b", "a b"},
+		" a b \r":            {"a b \r", " a b", "a b"},
+		"\r\n":               {"", "", ""},
+		"\u00a0a\u00a0":      {"\u00a0a\u00a0", "\u00a0a\u00a0", "\u00a0a\u00a0"}, // not ASCII
+		"\x00 \x1c a \x1c":   {"\x00 \x1c a \x1c", "\x00 \x1c a \x1c", "\x00 \x1c a \x1c"},
+		"        ":           {"", "", ""},                     // eight spaces, skipped as one word
+		"                 a": {"a", "                 a", "a"}, // seventeen
+		"        \t  \n x ":  {"x ", "        \t  \n x", "x"},
+		"       \t        y": {"y", "       \t        y", "y"},
 	} {
 		b := []byte(in)
 		if got := [3]string{string(TrimLeft(b)), string(TrimRight(b)), string(Trim(b))}; got != want {
@@ -78,4 +85,36 @@ func TestTrimCR(t *testing.T) {
 			t.Errorf("TrimCR(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+func TestIndexPair(t *testing.T) {
+	for _, s := range []string{"", "-", ">", "->", "a->b->c", "--->", "-x->", "->-", "a-", "a->", "::", "a:b::c", ":::"} {
+		for _, sep := range []string{"->", "::", "--"} {
+			if got, want := IndexPair([]byte(s), sep[0], sep[1]), strings.Index(s, sep); got != want {
+				t.Errorf("IndexPair(%q, %q) = %d, want %d", s, sep, got, want)
+			}
+		}
+	}
+}
+
+// TestTrimLeftWords checks TrimLeft's word-at-a-time skip against a
+// byte loop on every string of ' ', '\t' and 'a' up to 11 bytes long.
+func TestTrimLeftWords(t *testing.T) {
+	var walk func(b []byte)
+	walk = func(b []byte) {
+		want := b
+		for len(want) > 0 && IsSpace(want[0]) {
+			want = want[1:]
+		}
+		if got := TrimLeft(b); len(got) != len(want) {
+			t.Fatalf("TrimLeft(%q) = %q, want %q", b, got, want)
+		}
+		if len(b) == 11 {
+			return
+		}
+		for _, c := range []byte(" \ta") {
+			walk(append(b, c))
+		}
+	}
+	walk(nil)
 }
