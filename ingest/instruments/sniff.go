@@ -16,12 +16,13 @@ func sniff(prefix []byte) format.Score {
 		lines = lines[:len(lines)-1] // may be cut short
 	}
 	rows := 0
+	var r row
 	for i, l := range lines {
 		l = lex.TrimRight(l)
 		if len(l) == 0 {
 			continue
 		}
-		if _, why := parseRow(l); why != "" {
+		if why := parseRow(l, &r); why != "" {
 			if i == 0 {
 				continue // the header
 			}
