@@ -156,7 +156,7 @@ var (
 func (p *parser) Line(name string, n int, line []byte) error {
 	line = lex.TrimCR(line)
 	comment := len(line) > 0 && line[0] == '#'
-	sched := !comment && bytes.Contains(line, markSched)
+	sched := !comment && hasSched(line)
 	spaced := len(line) > 0 && lex.IsSpace(line[0])
 
 	// The awk's rules, in its order, each on the same line.
@@ -296,8 +296,27 @@ func (p *parser) End() error {
 	return err
 }
 
+// hasSched is bytes.Contains(line, markSched), looked for at each ':'
+// of the line: a call chain's lines seldom have one, and bytes.Index
+// stops at each 's' of theirs ("sched", "sys_").
+func hasSched(line []byte) bool {
+	const colon = len("sched")
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(line[i:], ':')
+		if j < 0 {
+			return false
+		}
+		if i += j; i >= colon && bytes.HasPrefix(line[i-colon:], markSched) {
+			return true
+		}
+	}
+}
+
 // isBlank separates awk's default fields.
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' }
+func isBlank(c byte) bool { return blank[c] }
+
+// blank[c] is whether c is ' ', '\t' or '\n': a load, not three compares.
+var blank = [256]bool{' ': true, '\t': true, '\n': true}
 
 // capture is the awk's get_perf_captured_variable: the value after the
 // first "name=" that has one (match(variable "=[^[:space:]]+")).
@@ -361,6 +380,45 @@ func fields2(line []byte) (f1, f2 []byte) {
 // single spaces (the address and the dso go). The result may live in
 // scratch.
 func functionName(line []byte, scratch *[]byte) []byte {
+	// $2 from the front, past the address; its end, or $(NF-1)'s, from
+	// the back, before the dso: the name between is read once, by
+	// needsSqueeze.
+	i := 0
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	for i < len(line) && !isBlank(line[i]) {
+		i++
+	}
+	for i < len(line) && isBlank(line[i]) {
+		i++
+	}
+	if i == len(line) {
+		return nil // NF < 2
+	}
+	j := len(line)
+	for isBlank(line[j-1]) { // line[i] is not
+		j--
+	}
+	k := j
+	for k > i && !isBlank(line[k-1]) {
+		k--
+	}
+	if k > i { // $NF is not $2: it goes, and the blanks before it
+		for isBlank(line[k-1]) {
+			k--
+		}
+		j = k
+	}
+	if span := line[i:j]; !needsSqueeze(span) {
+		return span
+	}
+	return squeezedName(line, scratch)
+}
+
+// squeezedName is functionName for a name whose fields are apart by
+// more than a single space: it splits the line into its fields.
+func squeezedName(line []byte, scratch *[]byte) []byte {
 	var b [16][2]int
 	bounds := b[:0]
 	for i := 0; ; {
@@ -399,7 +457,7 @@ func functionName(line []byte, scratch *[]byte) []byte {
 // needsSqueeze reports whether span has a blank other than a single space.
 func needsSqueeze(span []byte) bool {
 	for i, c := range span {
-		if c == '\t' || c == '\n' || c == ' ' && i > 0 && span[i-1] == ' ' {
+		if isBlank(c) && (c != ' ' || i > 0 && span[i-1] == ' ') {
 			return true
 		}
 	}

@@ -93,3 +93,30 @@ func FuzzPerfSched(f *testing.F) {
 func BenchmarkPerfSched(b *testing.B) {
 	formattest.Benchmark(b, Format, format.MapOptions{"record_wake_stack": true}, dir.Read(b, "tracework.sched.txt.gz"))
 }
+
+// FuzzFunctionName checks functionName's reading from both ends against
+// squeezedName, which splits the whole line into fields as the awk does.
+func FuzzFunctionName(f *testing.F) {
+	for _, s := range []string{
+		"\tffffffff813aa3e5 ttwu_do_activate+0x175 ([kernel.kallsyms])",
+		"\t           91e28 runtime.memmove+0x128 (/usr/local/go/bin/go)",
+		"\t  1 a b  c\t(d)  ", "\t1 f", "1", " ", "", "\t1 2 3", "a\tb\nc d e", "x  y", " x y ",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var s1, s2 []byte
+		got := string(functionName([]byte(line), &s1))
+		if want := string(squeezedName([]byte(line), &s2)); got != want {
+			t.Fatalf("functionName(%q) = %q, want %q", line, got, want)
+		}
+	})
+}
+
+func TestHasSched(t *testing.T) {
+	for _, s := range []string{"", ":", "sched:sched_", "sched:sched", "ched:sched_x", "a sched:sched_switch: x", "x::sched:sched_", "sched::sched_", "sched:sched:sched_", ":sched:sched_:", "std::sched:sched_wakeup"} {
+		if got, want := hasSched([]byte(s)), strings.Contains(s, "sched:sched_"); got != want {
+			t.Errorf("hasSched(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
