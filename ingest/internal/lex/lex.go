@@ -25,7 +25,8 @@ func IsSpace(c byte) bool { return c == ' ' || c >= '\t' && c <= '\r' }
 func TrimLeft(b []byte) []byte {
 	// Indentation is mostly spaces (DTrace's 14, perf script's 6 to 16,
 	// padded columns): skip them eight at a time, then up to the first
-	// byte that is not ' '.
+	// byte that is not ' ', as Spaces does (written out: TrimLeft stays
+	// inlined).
 	for len(b) >= 8 {
 		if x := binary.LittleEndian.Uint64(b) ^ spaces8; x != 0 {
 			b = b[bits.TrailingZeros64(x)/8:]
@@ -37,6 +38,22 @@ func TrimLeft(b []byte) []byte {
 		b = b[1:]
 	}
 	return b
+}
+
+// Spaces returns how many ' ' b starts with (other white space ends
+// them), read eight bytes at a time, then up to the first byte that
+// differs.
+func Spaces(b []byte) int {
+	i := 0
+	for ; len(b)-i >= 8; i += 8 {
+		if x := binary.LittleEndian.Uint64(b[i:]) ^ spaces8; x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < len(b) && b[i] == ' ' {
+		i++
+	}
+	return i
 }
 
 // TrimRight returns b without its trailing white space.

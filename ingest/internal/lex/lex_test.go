@@ -97,8 +97,8 @@ func TestIndexPair(t *testing.T) {
 	}
 }
 
-// TestTrimLeftWords checks TrimLeft's word-at-a-time skip against a
-// byte loop on every string of ' ', '\t' and 'a' up to 11 bytes long.
+// TestTrimLeftWords checks TrimLeft's and Spaces' word-at-a-time skip
+// against a byte loop on every string of ' ', '\t' and 'a' up to 11 bytes long.
 func TestTrimLeftWords(t *testing.T) {
 	var walk func(b []byte)
 	walk = func(b []byte) {
@@ -108,6 +108,13 @@ func TestTrimLeftWords(t *testing.T) {
 		}
 		if got := TrimLeft(b); len(got) != len(want) {
 			t.Fatalf("TrimLeft(%q) = %q, want %q", b, got, want)
+		}
+		n := 0
+		for n < len(b) && b[n] == ' ' {
+			n++
+		}
+		if got := Spaces(b); got != n {
+			t.Fatalf("Spaces(%q) = %d, want %d", b, got, n)
 		}
 		if len(b) == 11 {
 			return
