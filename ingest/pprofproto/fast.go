@@ -3,6 +3,7 @@ package pprofproto
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
@@ -46,8 +47,22 @@ func varintAt(b []byte, i int) (u uint64, next int) {
 	return varintLong(b, i)
 }
 
-// varintLong is varintAt for two bytes and more.
+// varintLong is varintAt for two bytes and more: up to 8, read as one
+// word.
 func varintLong(b []byte, i int) (u uint64, next int) {
+	if i >= 0 && i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if last := ^w & 0x8080808080808080; last != 0 {
+			k := bits.TrailingZeros64(last) >> 3 // the varint's last byte
+			w &= 0x7f7f7f7f7f7f7f7f & (1<<(8*(k+1)) - 1)
+			// The 7 bits of each byte side by side: by pairs of bytes,
+			// of 16-bit halves, of 32-bit halves.
+			w = w&0x007f007f007f007f | w&0x7f007f007f007f00>>1
+			w = w&0x00003fff00003fff | w&0x3fff00003fff0000>>2
+			w = w&0x000000000fffffff | w&0x0fffffff00000000>>4
+			return w, i + k + 1
+		}
+	}
 	if i+1 < len(b) && b[i+1] < 0x80 {
 		return uint64(b[i]&0x7f) | uint64(b[i+1])<<7, i + 2
 	}
@@ -581,6 +596,22 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known map[string]i
 		return true
 	}
 	for i := 0; i < len(b); {
+		// A value on its own (google/pprof/profile writes them so).
+		if b[i] == 2<<3|wVarint && i+1 < len(b) {
+			u, j := uint64(b[i+1]), i+2
+			if u >= 0x80 {
+				if u, j = varintLong(b, i+1); j < 0 {
+					fp.ids = ids
+					return 0, 0, false
+				}
+			}
+			if nValues == idx {
+				v = int64(u)
+			}
+			nValues++
+			i = j
+			continue
+		}
 		// The usual: packed location ids and values, fewer than 128
 		// bytes of each.
 		if i+1 < len(b) && b[i+1] < 0x80 {

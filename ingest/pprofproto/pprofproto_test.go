@@ -615,3 +615,41 @@ func FuzzOracle(f *testing.F) {
 		}
 	})
 }
+
+// TestVarint: varintAt as google/pprof/profile's decodeVarint reads a
+// varint (at most 10 bytes, bits past 64 dropped), whatever its length,
+// the bytes after it and where b ends.
+func TestVarint(t *testing.T) {
+	ref := func(b []byte, i int) (uint64, int) {
+		var u uint64
+		for k := 0; k < 10 && i+k < len(b); k++ {
+			u |= uint64(b[i+k]&0x7f) << uint(7*k)
+			if b[i+k]&0x80 == 0 {
+				return u, i + k + 1
+			}
+		}
+		return 0, -1
+	}
+	r := rand.New(rand.NewSource(1))
+	for n := 1; n <= 11; n++ {
+		for range 200 {
+			v := make([]byte, n)
+			for k := range v {
+				v[k] = byte(r.Intn(256)) | 0x80
+			}
+			v[n-1] &= byte(r.Intn(256)) // the last byte's high bit set or not
+			for _, tail := range [][]byte{nil, {0}, {0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88}, {1, 2, 3, 4, 5, 6, 7, 8}} {
+				for _, pre := range []int{0, 1, 3} {
+					b := append(append(make([]byte, pre), v...), tail...)
+					for _, end := range []int{len(b), pre + n} {
+						u, next := varintAt(b[:end], pre)
+						wu, wnext := ref(b[:end], pre)
+						if u != wu || next != wnext {
+							t.Fatalf("% x at %d: %d %d, want %d %d", b[:end], pre, u, next, wu, wnext)
+						}
+					}
+				}
+			}
+		}
+	}
+}
