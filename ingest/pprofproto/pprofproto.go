@@ -47,7 +47,7 @@ type parser struct {
 	fp      fastProfile
 	data    []byte // the input, read whole
 	mem     int64  // what the sums by sequence of locations may hold
-	seqs    map[string]int32
+	seqs    seqIndex
 	entries []entry
 	// slowOnly leaves the fast path out: tests compare the two.
 	slowOnly bool

@@ -653,3 +653,39 @@ func TestVarint(t *testing.T) {
 		}
 	}
 }
+
+// TestSeqIndex: sequences numbered in order of first appearance and
+// found again, the empty one too, however many share a slot of the
+// cache.
+func TestSeqIndex(t *testing.T) {
+	var x seqIndex
+	for range 2 { // again after a reset
+		x.reset()
+		var keys [][]byte
+		for n := range 3 * (1 << cacheBits) {
+			keys = append(keys, binary.AppendUvarint(nil, uint64(n)))
+			if n%7 == 0 {
+				keys[n] = append(keys[n], bytes.Repeat([]byte{1}, n%40)...)
+			}
+		}
+		keys[5] = []byte{}
+		for round := range 3 {
+			for n, k := range keys {
+				e, ok := x.find(k)
+				switch {
+				case round == 0 && ok:
+					t.Fatalf("%x found before it was added", k)
+				case round == 0:
+					if e := x.add(k); e != int32(n) {
+						t.Fatalf("%x added as %d, want %d", k, e, n)
+					}
+				case !ok || e != int32(n):
+					t.Fatalf("%x: %d %v, want %d", k, e, ok, n)
+				}
+			}
+		}
+	}
+	if _, ok := (*seqIndex)(nil).find(nil); ok {
+		t.Fatal("found in nil")
+	}
+}
