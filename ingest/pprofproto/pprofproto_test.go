@@ -689,3 +689,45 @@ func TestSeqIndex(t *testing.T) {
 		t.Fatal("found in nil")
 	}
 }
+
+// TestMappedFile: a profile read from a plain file (mapped, where the
+// system maps files) folds as from its bytes: stacks, warnings, stats
+// and errors; a file opened past its start too.
+func TestMappedFile(t *testing.T) {
+	files, _ := filepath.Glob(dir.Path("*.pb.gz"))
+	datas := map[string][]byte{"odd": odd(), "cut": odd()[:40]}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".pb.gz")
+		raw := dir.Read(t, name+".pb.gz")
+		datas[name+".gz"] = raw // the slow path un-gzips
+		if z, err := gzip.NewReader(bytes.NewReader(raw)); err == nil {
+			if raw, err = io.ReadAll(z); err != nil {
+				t.Fatal(err)
+			}
+		}
+		datas[name] = raw
+	}
+	readWith := func(r io.Reader) string {
+		c := collector{}
+		var warn bytes.Buffer
+		p, _ := Format.NewDocument(format.MapOptions{}, c.emit, stream.NewDiag(&warn, false))
+		err := p.Read("in", r)
+		return fmt.Sprintf("%s%s%s %v", c, warn.String(), p.(*parser).Stats(), err)
+	}
+	for name, data := range datas {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, append([]byte("xyz"), data...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Seek(3, io.SeekStart)
+		got, want := readWith(f), readWith(bytes.NewReader(data))
+		f.Close()
+		if got != want {
+			t.Errorf("%s: from the file:\n%s\nfrom its bytes:\n%s", name, got, want)
+		}
+	}
+}
