@@ -7,7 +7,8 @@
 // # What it owns
 //
 //   - opening and decompressing inputs: Open, OpenReader, Detect (open.go),
-//     regular files mapped instead of read (mmap_*.go, CatchFault);
+//     regular files mapped instead of read (mmap_*.go, CatchFault; MapFile
+//     for parsers that read an input whole);
 //   - lines and chunks: Reader (lines of many inputs as one stream), Chunker
 //     (whole-line blocks for parallel parsers), FoldedReader (folded lines),
 //     EachStack (a fast first pass over a file's folded lines), Diag (the

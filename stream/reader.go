@@ -22,12 +22,15 @@ type Reader struct {
 	names []string
 	next  int // index of the next name to open
 
-	cur     io.ReadCloser
-	curRaw  *countingReader
-	name    string
-	line    int
-	first   bool // the current line is the first of its input
-	atStart bool // no line of the current input returned yet
+	cur    io.ReadCloser
+	curRaw *countingReader
+	name   string
+	line   int // the number of the last line returned
+	// blockRest is how many lines the block ScanLines returned has
+	// after its first (0 after Scan).
+	blockRest int
+	first     bool // the current line is the first of its input
+	atStart   bool // no line of the current input returned yet
 
 	buf        []byte
 	start, end int // unread data is buf[start:end]
@@ -128,6 +131,63 @@ func (r *Reader) ScanInput() bool {
 		r.fill()
 	}
 	return false
+}
+
+// ScanLines is Scan a block of lines at a time, for a reader that splits
+// lines itself (igprof, on several cores): it advances past the whole
+// lines read already of the current input, at least one (reading more
+// when none is whole), opening the next input when one ends. Bytes then
+// returns them, each with its '\n' (the input's last line may have
+// none), Line the number of the first, and FirstOfInput whether that is
+// its input's first.
+func (r *Reader) ScanLines() bool {
+	for r.err == nil {
+		if r.cur == nil {
+			if !r.NextInput() {
+				return false
+			}
+			continue
+		}
+		if r.scanLinesInput() {
+			return true
+		}
+		if r.err == nil {
+			r.closeCur()
+		}
+	}
+	return false
+}
+
+func (r *Reader) scanLinesInput() bool {
+	for r.err == nil && r.cur != nil {
+		if i := bytes.LastIndexByte(r.buf[r.start:r.end], '\n'); i >= 0 {
+			r.emitLines(r.start + i + 1)
+			return true
+		}
+		if r.eof {
+			if r.start < r.end { // the last line, without a newline
+				r.emitLines(r.end)
+				return true
+			}
+			return false
+		}
+		r.fill()
+	}
+	return false
+}
+
+// emitLines makes the lines of buf[r.start:end] the current block.
+func (r *Reader) emitLines(end int) {
+	r.tok = r.buf[r.start:end]
+	n := bytes.Count(r.tok, []byte{'\n'})
+	if r.tok[len(r.tok)-1] != '\n' {
+		n++ // the input's last line, without one
+	}
+	r.line += n
+	r.blockRest = n - 1
+	r.first = r.atStart
+	r.atStart = false
+	r.start = end
 }
 
 // Peek returns the next n bytes of the current input (fewer at its end)
@@ -233,6 +293,7 @@ func (r *Reader) PlainFile() (f *os.File, ok bool) {
 func (r *Reader) emit(end int) {
 	r.tok = r.buf[r.start:end]
 	r.line++
+	r.blockRest = 0
 	r.first = r.atStart
 	r.atStart = false
 }
@@ -250,7 +311,7 @@ func (r *Reader) openNext() {
 		r.curRaw = i.raw
 	}
 	r.name = displayName(name)
-	r.line = 0
+	r.line, r.blockRest = 0, 0
 	r.atStart = true
 	r.start, r.end, r.eof = 0, 0, false
 }
@@ -291,8 +352,8 @@ func (r *Reader) fill() {
 	}
 }
 
-// Bytes returns the current line without its "\n". It is valid until the
-// next call to Scan.
+// Bytes returns the current line without its "\n" (after ScanLines,
+// the block of lines). It is valid until the next call to Scan.
 func (r *Reader) Bytes() []byte { return r.tok }
 
 // Name returns the name of the input the current line came from ("-" for
@@ -300,7 +361,7 @@ func (r *Reader) Bytes() []byte { return r.tok }
 func (r *Reader) Name() string { return r.name }
 
 // Line returns the 1-based number of the current line in its input.
-func (r *Reader) Line() int { return r.line }
+func (r *Reader) Line() int { return r.line - r.blockRest }
 
 // FirstOfInput reports whether the current line is the first of its input,
 // for formats whose records may not span inputs.

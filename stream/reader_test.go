@@ -260,3 +260,74 @@ func TestReaderBack(t *testing.T) {
 		t.Fatalf("Back over the last line: %.20q…", b)
 	}
 }
+
+// TestReaderScanLines: the blocks ScanLines returns, split at their
+// newlines, are the lines Scan returns, with the same names, numbers
+// and first lines of their inputs; Scan after ScanLines goes on from
+// there.
+func TestReaderScanLines(t *testing.T) {
+	long := strings.Repeat("y", 3<<20) // past the read buffer
+	var many strings.Builder
+	for i := range 300000 {
+		many.WriteString(strings.Repeat("z", i%23))
+		many.WriteByte('\n')
+	}
+	names := []string{
+		stacktest.WriteFile(t, "a.txt", []byte("a1\na2\n")),
+		stacktest.WriteFile(t, "empty.txt", nil),
+		stacktest.WriteFile(t, "nl.txt", []byte("\n\n")),
+		stacktest.WriteFile(t, "b.gz", compress(t, Gzip, []byte("head\n"+long+"\ntail"))),
+		stacktest.WriteFile(t, "many.txt", []byte(many.String())),
+		stacktest.WriteFile(t, "c.txt", []byte("c1\r\nc2")),
+	}
+	want, err := readAll(t, NewReader(names))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(names)
+	var got []line
+	for r.ScanLines() {
+		block := string(r.Bytes())
+		if block == "" {
+			t.Fatal("an empty block")
+		}
+		n := r.Line()
+		for i, text := range strings.SplitAfter(block, "\n") {
+			if text == "" {
+				break // after the last '\n'
+			}
+			got = append(got, line{r.Name(), n + i, strings.TrimSuffix(text, "\n"), r.FirstOfInput() && i == 0})
+		}
+	}
+	r.Close()
+	if r.Err() != nil {
+		t.Fatal(r.Err())
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("line %d: %+.40v, want %+.40v", i, got[i], want[i])
+		}
+	}
+
+	// Scan after ScanLines: the next line, numbered on.
+	r = NewReaderOf("x", strings.NewReader("1\n2\n3"))
+	if !r.ScanLines() || string(r.Bytes()) != "1\n2\n" || r.Line() != 1 || !r.FirstOfInput() {
+		t.Fatalf("block %q, line %d", r.Bytes(), r.Line())
+	}
+	if !r.ScanLines() || string(r.Bytes()) != "3" || r.Line() != 3 || r.FirstOfInput() || r.ScanLines() {
+		t.Fatalf("block %q, line %d", r.Bytes(), r.Line())
+	}
+	r = NewReaderOf("x", io.MultiReader(strings.NewReader("1\n2\n3"), strings.NewReader("\n4\n")))
+	if !r.ScanLines() || string(r.Bytes()) != "1\n2\n" || r.Line() != 1 {
+		t.Fatalf("block %q, line %d", r.Bytes(), r.Line())
+	}
+	if !r.Scan() || string(r.Bytes()) != "3" || r.Line() != 3 || r.FirstOfInput() {
+		t.Fatalf("line %q, %d", r.Bytes(), r.Line())
+	}
+	if !r.ScanLines() || string(r.Bytes()) != "4\n" || r.Line() != 4 || r.ScanLines() {
+		t.Fatalf("block %q, line %d", r.Bytes(), r.Line())
+	}
+}

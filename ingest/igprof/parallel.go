@@ -1,8 +1,11 @@
 package igprof
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"runtime"
 
 	"github.com/pfold/pfold/stream"
@@ -24,9 +27,9 @@ var igBatchBytes = 256 << 10
 
 type igBatch struct {
 	name  string // input name
-	line  int    // number of the first line
-	data  []byte
-	ends  []int // ends[i]: the end of line i in data
+	line  int    // number of the first line; 0: the line after the batch before
+	data  []byte // whole lines, each with its '\n' (the input's last may have none)
+	ends  []int  // ends[i]: the end of line i in data, its '\n' (set by tokenize)
 	lines []igLine
 	vals  []igValue
 	done  chan struct{} // tokenized
@@ -48,20 +51,49 @@ type igValue struct {
 func (b *igBatch) text(i int) []byte {
 	start := 0
 	if i > 0 {
-		start = b.ends[i-1]
+		start = b.ends[i-1] + 1
 	}
 	return b.data[start:b.ends[i]]
 }
 
+// tokenize splits the batch into lines and tokenizes them.
 func (b *igBatch) tokenize() {
+	b.ends = lineEnds(b.ends[:0], b.data)
 	b.lines, b.vals = b.lines[:0], b.vals[:0]
 	start := 0
 	for _, end := range b.ends {
 		var ln igLine
 		ln, b.vals = tokenizeIgProf(b.data[start:end], b.vals)
 		b.lines = append(b.lines, ln)
-		start = end
+		start = end + 1
 	}
+}
+
+// lineEnds appends to ends where each line of data ends: its '\n', or
+// the end of data for a last line without one. It reads a word of 8
+// bytes at a time: the lines are short.
+func lineEnds(ends []int, data []byte) []int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		x := binary.LittleEndian.Uint64(data[i:]) ^ ones*'\n'
+		// Exact flags: no borrow between bytes.
+		for m := ^((x&^highs + ^uint64(highs)) | x) & highs; m != 0; m &= m - 1 {
+			ends = append(ends, i+bits.TrailingZeros64(m)>>3)
+		}
+	}
+	for ; i < len(data); i++ {
+		if data[i] == '\n' {
+			ends = append(ends, i)
+		}
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		ends = append(ends, len(data))
+	}
+	return ends
 }
 
 // tokenizeIgProf reads a hexadecimal node line without definitions or
@@ -208,21 +240,38 @@ func foldLines(r *stream.Reader, f *Folder, diag *stream.Diag) error {
 				return true
 			}
 		}
-		for r.Scan() {
-			if b != nil && (r.FirstOfInput() || len(b.data) >= igBatchBytes) && !send() {
+		// Blocks of lines, not lines: the lines are found by the
+		// workers.
+		for r.ScanLines() {
+			block, line := r.Bytes(), r.Line()
+			if b != nil && r.FirstOfInput() && !send() {
 				return
 			}
-			if b == nil {
-				select {
-				case b = <-free:
-				case <-quit:
+			for len(block) > 0 {
+				if b == nil {
+					select {
+					case b = <-free:
+					case <-quit:
+						return
+					}
+					b.name, b.line = r.Name(), line
+					b.data = b.data[:0]
+				}
+				// Whole lines, up to about igBatchBytes.
+				take := len(block)
+				if room := igBatchBytes - len(b.data); take > room {
+					if i := bytes.LastIndexByte(block[:room], '\n'); i >= 0 {
+						take = i + 1
+					} else if i := bytes.IndexByte(block[room:], '\n'); i >= 0 {
+						take = room + i + 1
+					}
+				}
+				b.data = append(b.data, block[:take]...)
+				block, line = block[take:], 0
+				if len(b.data) >= igBatchBytes && !send() {
 					return
 				}
-				b.name, b.line = r.Name(), r.Line()
-				b.data, b.ends = b.data[:0], b.ends[:0]
 			}
-			b.data = append(b.data, r.Bytes()...)
-			b.ends = append(b.ends, len(b.data))
 		}
 		if b != nil {
 			send()
@@ -238,8 +287,13 @@ func foldLines(r *stream.Reader, f *Folder, diag *stream.Diag) error {
 	}
 
 	var err error
+	line := 0 // the next batch's first line, when it goes on from the one before
 	for b := range order {
 		<-b.done
+		if b.line == 0 {
+			b.line = line
+		}
+		line = b.line + len(b.lines)
 		if err == nil {
 			if err = f.foldBatch(b, diag); err != nil {
 				close(quit)

@@ -101,3 +101,29 @@ func BenchmarkFoldIgProf(b *testing.B) {
 		agg.Close()
 	}
 }
+
+// TestLineEnds: lineEnds finds every '\n', wherever it is in a word,
+// beside bytes a looser test would flag, and the end of a last line
+// without one.
+func TestLineEnds(t *testing.T) {
+	for n := range 40 {
+		for _, pat := range []string{"\n", "\n\v", "\v\n", "\n\n", "\x00\n", "\n\x0b\x8a"} {
+			for at := range n {
+				data := bytes.Repeat([]byte("C1 FN0+0"), 5)[:n]
+				copy(data[at:], pat)
+				var want []int
+				for i, c := range data {
+					if c == '\n' {
+						want = append(want, i)
+					}
+				}
+				if n > 0 && data[n-1] != '\n' {
+					want = append(want, n)
+				}
+				if got := lineEnds(nil, data); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("lineEnds(%q) = %v, want %v", data, got, want)
+				}
+			}
+		}
+	}
+}

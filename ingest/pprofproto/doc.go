@@ -51,7 +51,8 @@
 // profile.proto is one message whose samples refer to locations,
 // functions and strings that may come after them (Go writes the string
 // table last), so the input is read whole (held, its size, for one input
-// at a time; a plain file is read at its size at once). It is then
+// at a time; a plain file is mapped where the system maps files, else
+// read at its size at once). It is then
 // decoded here (fast.go), straight from the wire format, by the rules of
 // github.com/google/pprof/profile: its decoder's wire types, postDecode's
 // string indexes, CheckValid's ids. Held beside the input: about 48

@@ -3,6 +3,7 @@ package pprofproto
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
@@ -46,8 +47,22 @@ func varintAt(b []byte, i int) (u uint64, next int) {
 	return varintLong(b, i)
 }
 
-// varintLong is varintAt for two bytes and more.
+// varintLong is varintAt for two bytes and more: up to 8, read as one
+// word.
 func varintLong(b []byte, i int) (u uint64, next int) {
+	if i >= 0 && i+8 <= len(b) {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if last := ^w & 0x8080808080808080; last != 0 {
+			k := bits.TrailingZeros64(last) >> 3 // the varint's last byte
+			w &= 0x7f7f7f7f7f7f7f7f & (1<<(8*(k+1)) - 1)
+			// The 7 bits of each byte side by side: by pairs of bytes,
+			// of 16-bit halves, of 32-bit halves.
+			w = w&0x007f007f007f007f | w&0x7f007f007f007f00>>1
+			w = w&0x00003fff00003fff | w&0x3fff00003fff0000>>2
+			w = w&0x000000000fffffff | w&0x0fffffff00000000>>4
+			return w, i + k + 1
+		}
+	}
 	if i+1 < len(b) && b[i+1] < 0x80 {
 		return uint64(b[i]&0x7f) | uint64(b[i+1])<<7, i + 2
 	}
@@ -556,7 +571,7 @@ func (fp *fastProfile) check() bool {
 // values it has. ok is false where the decoder or postDecode would fail,
 // or a location is not in the profile. With labels, the labels are
 // checked too.
-func (fp *fastProfile) sample(b []byte, idx int, labels bool, known map[string]int32) (v int64, nValues int, ok bool) {
+func (fp *fastProfile) sample(b []byte, idx int, labels bool, known *seqIndex) (v int64, nValues int, ok bool) {
 	ids := fp.ids[:0]
 	// The key of the sequence: the packed ids as written when they are
 	// one field, else built by canonical. A key in known was checked
@@ -581,6 +596,22 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known map[string]i
 		return true
 	}
 	for i := 0; i < len(b); {
+		// A value on its own (google/pprof/profile writes them so).
+		if b[i] == 2<<3|wVarint && i+1 < len(b) {
+			u, j := uint64(b[i+1]), i+2
+			if u >= 0x80 {
+				if u, j = varintLong(b, i+1); j < 0 {
+					fp.ids = ids
+					return 0, 0, false
+				}
+			}
+			if nValues == idx {
+				v = int64(u)
+			}
+			nValues++
+			i = j
+			continue
+		}
 		// The usual: packed location ids and values, fewer than 128
 		// bytes of each.
 		if i+1 < len(b) && b[i+1] < 0x80 {
@@ -593,7 +624,7 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known map[string]i
 				}
 				if fields++; fields == 1 {
 					fp.key = b[i+2 : end]
-					if e, ok := known[string(fp.key)]; ok {
+					if e, ok := known.find(fp.key); ok {
 						fp.hit = e
 						skipped = true
 						i = end
@@ -786,6 +817,72 @@ func (fp *fastProfile) strFrame(x int64) (int, int) {
 	return fp.strFrames[x][0], fp.strFrames[x][1]
 }
 
+// seqIndex numbers the sequences of locations of a profile, 0, 1, … in
+// order of first appearance: a map, and in front of it a cache of the
+// sequences found last, one a slot by a cheap hash. A profile has few
+// sequences, each many samples, and the map takes longer to hash and
+// compare a key.
+type seqIndex struct {
+	m     map[string]int32
+	keys  []string              // the sequences by number
+	cache [1 << cacheBits]int32 // a sequence's number + 1; 0 in an empty slot
+}
+
+func (x *seqIndex) reset() {
+	clear(x.m)
+	if x.m == nil {
+		x.m = map[string]int32{}
+	}
+	clear(x.keys)
+	x.keys = x.keys[:0]
+	clear(x.cache[:])
+}
+
+// find returns the number of key; x may be nil, which holds none.
+func (x *seqIndex) find(key []byte) (int32, bool) {
+	if x == nil {
+		return 0, false
+	}
+	c := &x.cache[slot(key)]
+	if e := *c - 1; e >= 0 && x.keys[e] == string(key) {
+		return e, true
+	}
+	e, ok := x.m[string(key)]
+	if ok {
+		*c = e + 1
+	}
+	return e, ok
+}
+
+// add numbers key, a new sequence, and returns its number.
+func (x *seqIndex) add(key []byte) int32 {
+	e := int32(len(x.keys))
+	k := string(key)
+	x.keys = append(x.keys, k)
+	x.m[k] = e
+	x.cache[slot(key)] = e + 1
+	return e
+}
+
+// slot hashes key into the cache: its length and its first and last 8
+// bytes (all of a key up to 16 bytes: 8 to 16 location ids), or 4, or
+// its first, middle and last byte.
+func slot(key []byte) int {
+	var w uint64
+	switch n := len(key); {
+	case n >= 8:
+		w = binary.LittleEndian.Uint64(key) ^ bits.RotateLeft64(binary.LittleEndian.Uint64(key[n-8:]), 31)
+	case n >= 4:
+		w = uint64(binary.LittleEndian.Uint32(key)) | uint64(binary.LittleEndian.Uint32(key[n-4:]))<<32
+	case n > 0:
+		w = uint64(key[0]) | uint64(key[n/2])<<8 | uint64(key[n-1])<<16
+	}
+	return int((w ^ uint64(len(key))<<56) * 0x9e3779b97f4a7c15 >> (64 - cacheBits))
+}
+
+// cacheBits is the log2 of the cache's slots.
+const cacheBits = 12
+
 // An entry sums the samples of one sequence of locations.
 type entry struct {
 	key   string // the sequence: as written (packed ids), or 0 and 4-byte indices
@@ -828,16 +925,13 @@ func (p *parser) fast(name string, data []byte) (done bool, err error) {
 	}
 	// Every sample checked, and summed, before any is folded.
 	n := len(fp.sampleTypes)
-	clear(p.seqs)
-	if p.seqs == nil {
-		p.seqs = map[string]int32{}
-	}
+	p.seqs.reset()
 	p.entries = p.entries[:0]
 	held := int64(0)
 	rest := len(fp.sampleAt) // the first sample not summed (past the budget)
 	neg, negV := -1, int64(0)
 	for k := 0; k < len(fp.sampleAt); k += 2 {
-		known := p.seqs
+		known := &p.seqs
 		if idx < 0 || neg >= 0 || k >= rest {
 			known = nil
 		}
@@ -859,7 +953,7 @@ func (p *parser) fast(name string, data []byte) (done bool, err error) {
 		c := fold.Int(uint64(v))
 		e, ok := fp.hit, fp.hit >= 0 && fp.raw
 		if !ok {
-			e, ok = p.seqs[string(key)]
+			e, ok = p.seqs.find(key)
 		}
 		if ok {
 			if sum, err := p.entries[e].count.Add(c); err == nil {
@@ -873,8 +967,7 @@ func (p *parser) fast(name string, data []byte) (done bool, err error) {
 			rest = k
 			continue
 		}
-		p.seqs[string(key)] = int32(len(p.entries))
-		p.entries = append(p.entries, entry{string(key), c})
+		p.entries = append(p.entries, entry{p.seqs.keys[p.seqs.add(key)], c})
 	}
 	if idxErr != nil {
 		return true, fmt.Errorf("%s: --sample-index: %w", name, idxErr)

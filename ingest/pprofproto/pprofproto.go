@@ -47,7 +47,7 @@ type parser struct {
 	fp      fastProfile
 	data    []byte // the input, read whole
 	mem     int64  // what the sums by sequence of locations may hold
-	seqs    map[string]int32
+	seqs    seqIndex
 	entries []entry
 	// slowOnly leaves the fast path out: tests compare the two.
 	slowOnly bool
@@ -58,11 +58,22 @@ type parser struct {
 }
 
 func (p *parser) Read(name string, r io.Reader) error {
+	if f, ok := r.(*os.File); ok {
+		if data, unmap, ok := stream.MapFile(f); ok {
+			defer unmap()
+			return stream.CatchFault(name, func() error { return p.fold(name, data) })
+		}
+	}
 	data, err := readAll(r, p.data[:0])
 	p.data = data[:0]
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	return p.fold(name, data)
+}
+
+// fold folds a profile, data, read whole.
+func (p *parser) fold(name string, data []byte) error {
 	if len(data) == 0 {
 		return nil // nothing to fold, as for an empty input of any format
 	}

@@ -615,3 +615,119 @@ func FuzzOracle(f *testing.F) {
 		}
 	})
 }
+
+// TestVarint: varintAt as google/pprof/profile's decodeVarint reads a
+// varint (at most 10 bytes, bits past 64 dropped), whatever its length,
+// the bytes after it and where b ends.
+func TestVarint(t *testing.T) {
+	ref := func(b []byte, i int) (uint64, int) {
+		var u uint64
+		for k := 0; k < 10 && i+k < len(b); k++ {
+			u |= uint64(b[i+k]&0x7f) << uint(7*k)
+			if b[i+k]&0x80 == 0 {
+				return u, i + k + 1
+			}
+		}
+		return 0, -1
+	}
+	r := rand.New(rand.NewSource(1))
+	for n := 1; n <= 11; n++ {
+		for range 200 {
+			v := make([]byte, n)
+			for k := range v {
+				v[k] = byte(r.Intn(256)) | 0x80
+			}
+			v[n-1] &= byte(r.Intn(256)) // the last byte's high bit set or not
+			for _, tail := range [][]byte{nil, {0}, {0x80, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88}, {1, 2, 3, 4, 5, 6, 7, 8}} {
+				for _, pre := range []int{0, 1, 3} {
+					b := append(append(make([]byte, pre), v...), tail...)
+					for _, end := range []int{len(b), pre + n} {
+						u, next := varintAt(b[:end], pre)
+						wu, wnext := ref(b[:end], pre)
+						if u != wu || next != wnext {
+							t.Fatalf("% x at %d: %d %d, want %d %d", b[:end], pre, u, next, wu, wnext)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSeqIndex: sequences numbered in order of first appearance and
+// found again, the empty one too, however many share a slot of the
+// cache.
+func TestSeqIndex(t *testing.T) {
+	var x seqIndex
+	for range 2 { // again after a reset
+		x.reset()
+		var keys [][]byte
+		for n := range 3 * (1 << cacheBits) {
+			keys = append(keys, binary.AppendUvarint(nil, uint64(n)))
+			if n%7 == 0 {
+				keys[n] = append(keys[n], bytes.Repeat([]byte{1}, n%40)...)
+			}
+		}
+		keys[5] = []byte{}
+		for round := range 3 {
+			for n, k := range keys {
+				e, ok := x.find(k)
+				switch {
+				case round == 0 && ok:
+					t.Fatalf("%x found before it was added", k)
+				case round == 0:
+					if e := x.add(k); e != int32(n) {
+						t.Fatalf("%x added as %d, want %d", k, e, n)
+					}
+				case !ok || e != int32(n):
+					t.Fatalf("%x: %d %v, want %d", k, e, ok, n)
+				}
+			}
+		}
+	}
+	if _, ok := (*seqIndex)(nil).find(nil); ok {
+		t.Fatal("found in nil")
+	}
+}
+
+// TestMappedFile: a profile read from a plain file (mapped, where the
+// system maps files) folds as from its bytes: stacks, warnings, stats
+// and errors; a file opened past its start too.
+func TestMappedFile(t *testing.T) {
+	files, _ := filepath.Glob(dir.Path("*.pb.gz"))
+	datas := map[string][]byte{"odd": odd(), "cut": odd()[:40]}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".pb.gz")
+		raw := dir.Read(t, name+".pb.gz")
+		datas[name+".gz"] = raw // the slow path un-gzips
+		if z, err := gzip.NewReader(bytes.NewReader(raw)); err == nil {
+			if raw, err = io.ReadAll(z); err != nil {
+				t.Fatal(err)
+			}
+		}
+		datas[name] = raw
+	}
+	readWith := func(r io.Reader) string {
+		c := collector{}
+		var warn bytes.Buffer
+		p, _ := Format.NewDocument(format.MapOptions{}, c.emit, stream.NewDiag(&warn, false))
+		err := p.Read("in", r)
+		return fmt.Sprintf("%s%s%s %v", c, warn.String(), p.(*parser).Stats(), err)
+	}
+	for name, data := range datas {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, append([]byte("xyz"), data...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Seek(3, io.SeekStart)
+		got, want := readWith(f), readWith(bytes.NewReader(data))
+		f.Close()
+		if got != want {
+			t.Errorf("%s: from the file:\n%s\nfrom its bytes:\n%s", name, got, want)
+		}
+	}
+}

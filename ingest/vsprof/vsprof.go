@@ -70,11 +70,15 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	case refused:
 		return nil
 	}
-	if len(bytes.TrimLeft(line, " \t")) == 0 {
+	row := line
+	for len(row) > 0 && (row[0] == ' ' || row[0] == '\t') {
+		row = row[1:]
+	}
+	if len(row) == 0 {
 		return nil
 	}
 	var ok bool
-	p.fields, ok = p.csv.Split(bytes.TrimLeft(line, " \t"))
+	p.fields, ok = p.csv.Split(row)
 	if !ok {
 		return p.bad(name, n, line, "a quote is not closed")
 	}
@@ -274,6 +278,9 @@ func (p *parser) write() error {
 // digits, in groups of three parted by one kind of separator (',', '.',
 // ' ', a no-break space) from a thousand on, "2,893,824".
 func parseNumber(b []byte) (uint64, string) {
+	if n, ok := plainNumber(b); ok {
+		return n, ""
+	}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return 0, "no count"
@@ -284,7 +291,11 @@ func parseNumber(b []byte) (uint64, string) {
 	for i := 0; i <= len(b); {
 		r, size := utf8.RuneError, 1
 		if i < len(b) {
-			r, size = utf8.DecodeRune(b[i:])
+			if c := b[i]; c < utf8.RuneSelf {
+				r = rune(c)
+			} else {
+				r, size = utf8.DecodeRune(b[i:])
+			}
 		}
 		i += size
 		switch {
@@ -312,6 +323,22 @@ func parseNumber(b []byte) (uint64, string) {
 		}
 	}
 	return n, ""
+}
+
+// plainNumber reads b when it is 1 to 18 digits and nothing else, the
+// numbers of most rows, which parseNumber reads the same.
+func plainNumber(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
 }
 
 func (p *parser) End() error {

@@ -2,9 +2,11 @@ package xctrace
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -197,7 +199,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\r' || c == '\n' || c == '\
 // and ':', which prefix says). bad when there is none or it is not a
 // name; more when b ends in it.
 func name(b []byte, i int) (end int, local span, prefix bool, st int) {
-	j := i
+	j := simpleName(b, i)
 	colon, colons, high := -1, 0, false
 	for j < len(b) {
 		switch nameClass[b[j]] {
@@ -231,6 +233,37 @@ done:
 		return j, span{i, j}, false, ok
 	}
 	return j, span{colon + 1, j}, true, ok
+}
+
+// simpleName returns the index of the first byte of b from i on that is
+// not a name byte of the usual kind, ASCII and no ':' (nameClass
+// nameByte), or len(b). It classifies a word of 8 bytes at a time.
+func simpleName(b []byte, i int) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+		lows  = 0x7f7f7f7f7f7f7f7f
+	)
+	// in flags the bytes of x (each under 0x80) from lo to hi.
+	in := func(x uint64, lo, hi byte) uint64 {
+		return (x + ones*uint64(0x80-lo)) &^ (x + ones*uint64(0x7f-hi))
+	}
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		x := w & lows
+		under := x ^ ones*'_'
+		slash := x ^ ones*'/'
+		simple := in(x|ones*0x20, 'a', 'z') | // letters, either case
+			in(x, '-', '9')&(slash+lows) | // digits, '-' and '.', not '/'
+			^(under + lows) // '_'
+		if m := ^simple&highs | w&highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(b) && nameClass[b[i]] == nameByte {
+		i++
+	}
+	return i
 }
 
 func skipSpace(b []byte, i int) int {
@@ -303,7 +336,7 @@ func (s *scanner) markup() (end int, st int, se syntaxError) {
 		return 0, st, se
 	}
 	t.kind, t.name, t.prefix, t.selfClose, t.hasXMLDecl = tagStart, local, prefix, false, false
-	t.attrs = t.attrs[:0]
+	attrs := t.attrs[:0] // in a register, not through t
 	for {
 		j = skipSpace(b, j)
 		if j >= len(b) {
@@ -317,9 +350,10 @@ func (s *scanner) markup() (end int, st int, se syntaxError) {
 			if b[j+1] != '>' {
 				return 0, bad, syntaxError{"expected /> in element", j + 1}
 			}
-			t.selfClose = true
+			t.selfClose, t.attrs = true, attrs
 			return j + 2, ok, se
 		case '>':
+			t.attrs = attrs
 			return j + 1, ok, se
 		}
 		k, an, ap, st := name(b, j)
@@ -344,10 +378,7 @@ func (s *scanner) markup() (end int, st int, se syntaxError) {
 		if q != '"' && q != '\'' {
 			return 0, bad, syntaxError{"unquoted or missing attribute value in element", k}
 		}
-		e := k + 1
-		for e < len(b) && b[e] != q && b[e] != '<' {
-			e++
-		}
+		e := valueEnd(b, k+1, q)
 		if e >= len(b) {
 			return 0, more, se
 		}
@@ -355,9 +386,31 @@ func (s *scanner) markup() (end int, st int, se syntaxError) {
 			return 0, bad, syntaxError{"unescaped < inside quoted string", e}
 		}
 		v := span{k + 1, e}
-		t.attrs = append(t.attrs, attr{name: an, prefix: ap, value: v})
+		attrs = append(attrs, attr{name: an, prefix: ap, value: v})
 		j = v.end + 1
 	}
+}
+
+// valueEnd is the index of the first q or '<' of b from i on, or len(b).
+// It reads a word of 8 bytes at a time: values are paths, UUIDs, names.
+func valueEnd(b []byte, i int, q byte) int {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+	)
+	qs, lts := ones*uint64(q), ones*uint64('<')
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		xq, xl := w^qs, w^lts
+		// The lowest flag is exact.
+		if m := ((xq-ones)&^xq | (xl-ones)&^xl) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for i < len(b) && b[i] != q && b[i] != '<' {
+		i++
+	}
+	return i
 }
 
 // bang reads what follows "<!": a comment, a CDATA section or a

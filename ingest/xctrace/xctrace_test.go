@@ -213,3 +213,35 @@ func TestLimit(t *testing.T) {
 		t.Errorf("%v %s", c, warn.String())
 	}
 }
+
+// TestWords: simpleName and valueEnd, which read a word at a time, find
+// what a byte-by-byte reading finds, for every byte at every place of a
+// word and past it.
+func TestWords(t *testing.T) {
+	for c := range 256 {
+		for at := range 20 {
+			for n := at; n <= 20; n++ {
+				b := bytes.Repeat([]byte("aZ0_.-"), 4)[:n]
+				if at < n {
+					b[at] = byte(c)
+				}
+				want := 0
+				for want < len(b) && nameClass[b[want]] == nameByte {
+					want++
+				}
+				if got := simpleName(b, 0); got != want {
+					t.Fatalf("simpleName(%q) = %d, want %d", b, got, want)
+				}
+				for _, q := range []byte{'"', '\''} {
+					want := 0
+					for want < len(b) && b[want] != q && b[want] != '<' {
+						want++
+					}
+					if got := valueEnd(b, 0, q); got != want {
+						t.Fatalf("valueEnd(%q, %c) = %d, want %d", b, q, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -59,6 +59,99 @@ func TestReuse(t *testing.T) {
 	}
 }
 
+// TestSplitEdges: fields at every offset of a word, quoted and not,
+// split as the field-by-field reading in refFields splits them.
+func TestSplitEdges(t *testing.T) {
+	parts := []string{"", "a", "abcdefg", "abcdefgh", "abcdefghi", `"q"`, `"q,r"`, `"a""b"`, `"a"b`, `a"b`, `""`, `"`, "-", "#", `"x,y,z,w,v"`}
+	var s Splitter
+	for _, a := range parts {
+		for _, b := range parts {
+			for _, c := range parts {
+				for _, line := range []string{a + "," + b + "," + c, a + b + "," + c, a + "," + b + c, a + b + c} {
+					checkSplit(t, &s, []byte(line))
+				}
+			}
+		}
+	}
+}
+
+func checkSplit(t *testing.T, s *Splitter, line []byte) {
+	t.Helper()
+	want, _, wantOK := refFields(nil, nil, line)
+	got, ok := s.Split(line)
+	if ok != wantOK || len(got) != len(want) {
+		t.Fatalf("%q: %q %v, want %q %v", line, got, ok, want, wantOK)
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("%q: %q %v, want %q %v", line, got, ok, want, wantOK)
+		}
+	}
+}
+
+// FuzzSplit holds Split to refFields, the field-by-field reading it
+// replaced.
+func FuzzSplit(f *testing.F) {
+	f.Add([]byte(`"a,b",c`))
+	f.Add([]byte(`x,"say ""hi""",y"z,"open`))
+	f.Add([]byte(`1,"Raytracer.Ray.get_Direction()","3,575,792",2.84,2.84,0.00,0.00,"Raytracer.exe",`))
+	var s Splitter
+	f.Fuzz(func(t *testing.T, line []byte) {
+		checkSplit(t, &s, line)
+	})
+}
+
+// refFields is the field-by-field reading Split did before it read a
+// word at a time.
+func refFields(dst [][]byte, buf, line []byte) (fields [][]byte, b []byte, ok bool) {
+	// Unquoted text is never longer than the line: with that much room
+	// b never moves, and the fields cut from it stay valid.
+	b = buf[:0]
+	if cap(b) < len(line) {
+		b = make([]byte, 0, 2*len(line))
+	}
+	for {
+		if len(line) > 0 && line[0] == '"' {
+			start := len(b)
+			i := 1
+			for {
+				j := bytes.IndexByte(line[i:], '"')
+				if j < 0 {
+					return dst, b, false
+				}
+				b = append(b, line[i:i+j]...)
+				i += j + 1
+				if i < len(line) && line[i] == '"' {
+					b = append(b, '"')
+					i++
+					continue
+				}
+				break
+			}
+			// Text after the closing quote, up to the comma, is kept
+			// as it is ("a"b is ab).
+			k := bytes.IndexByte(line[i:], ',')
+			if k < 0 {
+				k = len(line) - i
+			}
+			b = append(b, line[i:i+k]...)
+			dst = append(dst, b[start:len(b):len(b)])
+			line = line[i+k:]
+		} else {
+			k := bytes.IndexByte(line, ',')
+			if k < 0 {
+				return append(dst, line), b, true
+			}
+			dst = append(dst, line[:k])
+			line = line[k:]
+		}
+		if len(line) == 0 {
+			return dst, b, true
+		}
+		line = line[1:] // the comma
+	}
+}
+
 // lines are the rows of the VTune and Visual Studio fixtures.
 func lines(b *testing.B) [][]byte {
 	var all [][]byte
