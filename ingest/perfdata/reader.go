@@ -135,11 +135,12 @@ type replay struct {
 	maxTime   uint64
 	lastFlush uint64
 
-	sample Sample
-	sites  siteTable
-	ips    []uint64 // the frames of the sample being delivered, leaf first
-	modes  []uint8  // and their cpumodes
-	frames []Frame
+	sample    Sample
+	sites     siteTable
+	siteCache *siteCache // site's
+	ips       []uint64   // the frames of the sample being delivered, leaf first
+	modes     []uint8    // and their cpumodes
+	frames    []Frame
 	// sink, when set, receives samples as sites (the direct fold);
 	// otherwise fn receives them as named frames.
 	sink sampleSink
@@ -184,6 +185,7 @@ func (rp *replay) start() {
 		rp.sym.sem = make(chan struct{}, rp.opt.Jobs-1)
 	}
 	rp.mach = newMachine(rp.sym)
+	rp.siteCache = new(siteCache)
 	if rp.sink != nil {
 		rp.sink.begin(rp)
 	}
@@ -627,6 +629,55 @@ func lbrFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8, bool)
 // site returns the site of ip: the map that holds it, as perf's
 // thread__find_map does, and the address within the map.
 func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
+	gen := rp.mapsGen(t, cpumode)
+	if gen == 0 {
+		return rp.findSite(t, cpumode, ip)
+	}
+	e := rp.siteCache.slot(ip, gen)
+	if e.ip == ip && e.tag>>32 == gen {
+		return int32(uint32(e.tag))
+	}
+	id := rp.findSite(t, cpumode, ip)
+	if gen < 1<<32 {
+		e.ip, e.tag = ip, gen<<32|uint64(uint32(id))
+	}
+	return id
+}
+
+// mapsGen returns the gen of the maps an address of cpumode is looked
+// up in (t's or the kernel's), 0 for none or both.
+func (rp *replay) mapsGen(t *thread, cpumode uint8) uint64 {
+	switch cpumode {
+	case cpumodeKernel:
+		return rp.mach.kernel.gen
+	case cpumodeUser:
+		return t.maps.gen
+	}
+	return 0
+}
+
+// siteCache remembers the sites of recent addresses, each with the gen
+// of the maps it was found in (no two maps share a gen, and a change to
+// one gives it a new one): a call chain's addresses are nearly all those
+// of samples before, and a look here costs a fraction of finding the map
+// and the site. It is direct-mapped, by address and gen.
+type siteCache [1 << siteCacheBits]siteEntry
+
+type siteEntry struct {
+	ip  uint64
+	tag uint64 // gen<<32 | site id; 0: empty (no maps has gen 0)
+}
+
+const siteCacheBits = 12
+
+// slot returns the entry where ip, found in the maps of gen, is kept
+// (gens of 2^32 and more are not kept: the tag holds 32 bits of it).
+func (c *siteCache) slot(ip, gen uint64) *siteEntry {
+	return &c[((ip^gen)*0x9e3779b97f4a7c15)>>(64-siteCacheBits)]
+}
+
+// findSite is site without its cache.
+func (rp *replay) findSite(t *thread, cpumode uint8, ip uint64) int32 {
 	var mp *mapping
 	switch cpumode {
 	case cpumodeKernel:
@@ -666,7 +717,7 @@ func (rp *replay) release() int64 {
 			d.tab, d.shown = symtab{}, nil
 		}
 	}
-	rp.sites = siteTable{}
+	rp.sites, rp.siteCache = siteTable{}, nil
 	rp.sym.kernel, rp.sym.dsos = nil, nil
 	return n
 }
