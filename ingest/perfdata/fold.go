@@ -117,6 +117,12 @@ func (f *folder) begin(rp *replay) {
 }
 
 func (f *folder) sample(s *Sample, t *thread) error {
+	ips, modes := chainFrames(s, f.ips[:0], f.modes[:0])
+	f.ips, f.modes = ips, modes
+	return f.walked(s, t, ips, modes)
+}
+
+func (f *folder) walked(s *Sample, t *thread, ips []uint64, modes []uint8) error {
 	hid, err := f.header(s, t)
 	if err != nil {
 		return err
@@ -130,8 +136,6 @@ func (f *folder) sample(s *Sample, t *thread) error {
 		return nil
 	}
 	f.namer.Folded(1)
-	ips, modes := chainFrames(s, f.ips[:0], f.modes[:0])
-	f.ips, f.modes = ips, modes
 	w := f.namer.Weight(&h.Header, s.Period).N
 	c := len(f.recs) - 1
 	if c < 0 || len(f.recs[c])+4+len(ips) > cap(f.recs[c]) {

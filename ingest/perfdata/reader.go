@@ -135,7 +135,11 @@ type replay struct {
 	maxTime   uint64
 	lastFlush uint64
 
-	sample    Sample
+	sample Sample
+	// The reading goroutine's, for out.
+	outSample Sample
+	outIPs    []uint64
+	outModes  []uint8
 	sites     siteTable
 	siteCache *siteCache // site's
 	ips       []uint64   // the frames of the sample being delivered, leaf first
@@ -156,6 +160,9 @@ type replay struct {
 type sampleSink interface {
 	begin(rp *replay)
 	sample(s *Sample, t *thread) error
+	// walked is sample for a sample whose frames are walked (chainFrames):
+	// s holds its Attr, Pid, Tid and Period.
+	walked(s *Sample, t *thread, ips []uint64, modes []uint8) error
 }
 
 // queued is a record waiting for its time: arena[start:] holds its
@@ -408,8 +415,15 @@ func (rp *replay) runAll(src *source) error {
 		}
 	}()
 	for b := range rp.pipe {
-		for _, r := range b.recs {
-			if err := rp.deliver(r.typ, r.misc, b.data[r.start:r.end], r.off); err != nil {
+		for i := range b.recs {
+			r := &b.recs[i]
+			var err error
+			if r.decoded {
+				err = rp.deliverDecoded(r, b.ips[r.start:r.end], b.modes[r.start:r.end])
+			} else {
+				err = rp.deliver(r.typ, r.misc, b.data[r.start:r.end], r.off)
+			}
+			if err != nil {
 				close(rp.stop)
 				for range rp.pipe {
 				}
@@ -422,7 +436,7 @@ func (rp *replay) runAll(src *source) error {
 			}
 			return b.err
 		}
-		b.recs, b.data = b.recs[:0], b.data[:0]
+		b.recs, b.data, b.ips, b.modes = b.recs[:0], b.data[:0], b.ips[:0], b.modes[:0]
 		rp.free <- b
 	}
 	return nil // not reached: the last batch carries io.EOF or an error
@@ -430,17 +444,30 @@ func (rp *replay) runAll(src *source) error {
 
 // A batch is records read and put in order, handed to the goroutine
 // that delivers them; the last one carries how the reading ended.
+// Samples come decoded, their frames walked (what needs nothing but the
+// record and the attributes), so that the delivering goroutine, which
+// the run waits for, does only what needs the threads and their maps.
 type batch struct {
-	recs []batchRec
-	data []byte // the records' bodies
-	err  error
+	recs  []batchRec
+	data  []byte   // the records' bodies
+	ips   []uint64 // the decoded samples' frames, leaf first
+	modes []uint8  // and their cpumodes
+	err   error
 }
 
 type batchRec struct {
-	typ        uint32
-	misc       uint16
-	off        int64
+	typ  uint32
+	misc uint16
+	off  int64
+	// The body, data[start:end]; for a decoded sample, its frames,
+	// ips[start:end] and modes[start:end].
 	start, end int
+	// A decoded sample (a sample the decoder refuses, or one to unwind,
+	// comes as its body, for the delivering goroutine to refuse).
+	decoded  bool
+	pid, tid int32
+	attr     *Attr
+	period   uint64
 }
 
 const (
@@ -456,9 +483,17 @@ func (rp *replay) out(typ uint32, misc uint16, body []byte, off int64) error {
 		return rp.deliver(typ, misc, body, off)
 	}
 	b := rp.cur
-	b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: len(b.data), end: len(b.data) + len(body)})
-	b.data = append(b.data, body...)
-	if len(b.data) < batchBytes {
+	if s := &rp.outSample; typ == recSAMPLE && rp.dec.decodeSample(s, misc, body, off) == nil && !s.StackUser {
+		start := len(b.ips)
+		rp.outIPs, rp.outModes = chainFrames(s, rp.outIPs[:0], rp.outModes[:0])
+		b.ips, b.modes = append(b.ips, rp.outIPs...), append(b.modes, rp.outModes...)
+		b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: start, end: len(b.ips),
+			decoded: true, pid: s.Pid, tid: s.Tid, attr: s.Attr, period: s.Period})
+	} else {
+		b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: len(b.data), end: len(b.data) + len(body)})
+		b.data = append(b.data, body...)
+	}
+	if len(b.data)+9*len(b.ips) < batchBytes {
 		return nil
 	}
 	select {
@@ -523,6 +558,14 @@ func (rp *replay) deliver(typ uint32, misc uint16, body []byte, off int64) error
 // cut at this many frames.
 const maxStack = 127
 
+// deliverDecoded is deliverSample for a sample the reading goroutine
+// decoded, with its frames.
+func (rp *replay) deliverDecoded(r *batchRec, ips []uint64, modes []uint8) error {
+	s := &rp.sample
+	*s = Sample{Attr: r.attr, CPUMode: r.misc & 7, Pid: r.pid, Tid: r.tid, Period: r.period, Callchain: s.Callchain[:0], Branches: s.Branches[:0]}
+	return rp.sink.walked(s, rp.mach.findThread(s.Pid, s.Tid), ips, modes)
+}
+
 func (rp *replay) deliverSample(misc uint16, body []byte, off int64) error {
 	s := &rp.sample
 	if err := rp.dec.decodeSample(s, misc, body, off); err != nil {
@@ -557,8 +600,12 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 		}
 	}
 	cpumode := uint8(s.CPUMode)
-	for _, ip := range s.Callchain {
-		if len(ips) >= maxStack {
+	chain := s.Callchain
+	k := len(ips)
+	room := max(0, min(len(chain), maxStack-k))
+	ips, modes = slices.Grow(ips, room)[:k+room], slices.Grow(modes, room)[:k+room]
+	for _, ip := range chain {
+		if k >= maxStack {
 			break
 		}
 		if ip >= contextMax {
@@ -569,9 +616,10 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 			cpumode = mode
 			continue
 		}
-		ips, modes = append(ips, ip), append(modes, cpumode)
+		ips[k], modes[k] = ip, cpumode
+		k++
 	}
-	return ips, modes
+	return ips[:k], modes[:k]
 }
 
 // contextMode is the cpumode of the frames after a call chain's context
