@@ -117,6 +117,12 @@ func (f *folder) begin(rp *replay) {
 }
 
 func (f *folder) sample(s *Sample, t *thread) error {
+	ips, modes := chainFrames(s, f.ips[:0], f.modes[:0])
+	f.ips, f.modes = ips, modes
+	return f.walked(s, t, ips, modes)
+}
+
+func (f *folder) walked(s *Sample, t *thread, ips []uint64, modes []uint8) error {
 	hid, err := f.header(s, t)
 	if err != nil {
 		return err
@@ -130,8 +136,6 @@ func (f *folder) sample(s *Sample, t *thread) error {
 		return nil
 	}
 	f.namer.Folded(1)
-	ips, modes := chainFrames(s, f.ips[:0], f.modes[:0])
-	f.ips, f.modes = ips, modes
 	w := f.namer.Weight(&h.Header, s.Period).N
 	c := len(f.recs) - 1
 	if c < 0 || len(f.recs[c])+4+len(ips) > cap(f.recs[c]) {
@@ -148,42 +152,51 @@ func (f *folder) sample(s *Sample, t *thread) error {
 	return nil
 }
 
-// sites appends the sites of a sample's frames to r. A thread's
-// consecutive samples share their outer callers: the frames equal to the
-// thread's last sample's, from the root, take its sites, while the maps
-// that placed them are unchanged.
+// sites appends the sites of a sample's frames to r, which has room
+// for them: those in the replay's cache of sites are taken from it
+// first, the others then found by replay.site.
 func (f *folder) sites(r []uint32, t *thread, ips []uint64, modes []uint8) []uint32 {
 	rp := f.rp
-	last := &t.last
-	same := 0
-	if last.mapsGen == t.maps.gen && last.kernelGen == rp.mach.kernel.gen && last.rp == rp {
-		i, j := len(ips)-1, len(last.ips)-1
-		for i >= 0 && j >= 0 && ips[i] == last.ips[j] && modes[i] == last.modes[j] {
-			i, j = i-1, j-1
+	n := len(r)
+	r = r[:n+len(ips)]
+	out := r[n:]
+	if rp.siteCache.lookup(out, ips, modes, rp.mach.kernel.gen, t.maps.gen) {
+		for i, ip := range ips {
+			if out[i] == missing {
+				out[i] = uint32(rp.site(t, modes[i], ip))
+			}
 		}
-		same = len(ips) - 1 - i
 	}
-	start := len(r)
-	for i := range len(ips) - same {
-		r = append(r, uint32(rp.site(t, modes[i], ips[i])))
-	}
-	r = append(r, last.sites[len(last.sites)-same:]...)
-	last.ips = append(last.ips[:0], ips...)
-	last.modes = append(last.modes[:0], modes...)
-	last.sites = append(last.sites[:0], r[start:]...)
-	last.mapsGen, last.kernelGen, last.rp = t.maps.gen, rp.mach.kernel.gen, rp
 	return r
 }
 
-// lastChain is a thread's last sample's frames, leaf first, with their
-// sites, valid while the thread's maps and the kernel's are as they were.
-type lastChain struct {
-	ips                []uint64
-	modes              []uint8
-	sites              []uint32
-	mapsGen, kernelGen uint64
-	rp                 *replay
+// lookup sets out[i] to the site of ips[i] (of cpumode modes[i], looked
+// up in the kernel's maps of gen kgen or the thread's of gen ugen) where
+// c holds it, to missing elsewhere, and reports whether any is missing.
+// It calls nothing, so that the loop's values stay in registers.
+func (c *siteCache) lookup(out []uint32, ips []uint64, modes []uint8, kgen, ugen uint64) bool {
+	out, modes = out[:len(ips)], modes[:len(ips)]
+	missed := false
+	for i, ip := range ips {
+		var gen uint64
+		switch modes[i] {
+		case cpumodeKernel:
+			gen = kgen
+		case cpumodeUser:
+			gen = ugen
+		}
+		if e := c.slot(ip, gen); gen != 0 && e.ip == ip && e.tag>>32 == gen {
+			out[i] = uint32(e.tag)
+			continue
+		}
+		out[i] = missing
+		missed = true
+	}
+	return missed
 }
+
+// missing marks a site not found yet (no site has this id).
+const missing = ^uint32(0)
 
 // recChunk is how many words of samples a chunk holds: chunks are never
 // copied as one slice growing would be.

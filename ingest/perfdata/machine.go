@@ -1,8 +1,10 @@
 package perfdata
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -29,7 +31,6 @@ type thread struct {
 	hdrComm        string
 	hdrPid, hdrTid int32
 	hdrID          int32
-	last           lastChain
 }
 
 // maps is one address space: mappings sorted by start, not overlapping.
@@ -105,7 +106,7 @@ func (m *machine) fork(pid, ppid, tid, ptid int32) {
 // insert adds mp, cutting or removing the mappings it overlaps, as
 // perf's maps__fixup_overlappings does.
 func (ms *maps) insert(mp *mapping) {
-	out := ms.m[:0:0]
+	out := make([]*mapping, 0, len(ms.m)+3)
 	for _, o := range ms.m {
 		if o.end <= mp.start || o.start >= mp.end {
 			out = append(out, o)
@@ -125,10 +126,27 @@ func (ms *maps) insert(mp *mapping) {
 			out = append(out, &after)
 		}
 	}
-	out = append(out, mp)
-	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	// The others are in order, mp goes among them. Where starts tie (a
+	// mapping of no length), the sort decides, as it always did.
+	i, _ := slices.BinarySearchFunc(out, mp.start, func(o *mapping, start uint64) int { return cmp.Compare(o.start, start) })
+	if i < len(out) && out[i].start == mp.start || i > 0 && out[i-1].start == mp.start || !increasing(out) {
+		out = append(out, mp)
+		sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	} else {
+		out = slices.Insert(out, i, mp)
+	}
 	ms.m = out
 	ms.changed()
+}
+
+// increasing reports whether the mappings' starts increase strictly.
+func increasing(m []*mapping) bool {
+	for i := 1; i < len(m); i++ {
+		if m[i].start <= m[i-1].start {
+			return false
+		}
+	}
+	return true
 }
 
 // find returns the mapping that holds addr.

@@ -136,10 +136,15 @@ type replay struct {
 	lastFlush uint64
 
 	sample Sample
-	sites  siteTable
-	ips    []uint64 // the frames of the sample being delivered, leaf first
-	modes  []uint8  // and their cpumodes
-	frames []Frame
+	// The reading goroutine's, for out.
+	outSample Sample
+	outIPs    []uint64
+	outModes  []uint8
+	sites     siteTable
+	siteCache *siteCache // site's
+	ips       []uint64   // the frames of the sample being delivered, leaf first
+	modes     []uint8    // and their cpumodes
+	frames    []Frame
 	// sink, when set, receives samples as sites (the direct fold);
 	// otherwise fn receives them as named frames.
 	sink sampleSink
@@ -155,6 +160,9 @@ type replay struct {
 type sampleSink interface {
 	begin(rp *replay)
 	sample(s *Sample, t *thread) error
+	// walked is sample for a sample whose frames are walked (chainFrames):
+	// s holds its Attr, Pid, Tid and Period.
+	walked(s *Sample, t *thread, ips []uint64, modes []uint8) error
 }
 
 // queued is a record waiting for its time: arena[start:] holds its
@@ -184,6 +192,7 @@ func (rp *replay) start() {
 		rp.sym.sem = make(chan struct{}, rp.opt.Jobs-1)
 	}
 	rp.mach = newMachine(rp.sym)
+	rp.siteCache = new(siteCache)
 	if rp.sink != nil {
 		rp.sink.begin(rp)
 	}
@@ -406,8 +415,15 @@ func (rp *replay) runAll(src *source) error {
 		}
 	}()
 	for b := range rp.pipe {
-		for _, r := range b.recs {
-			if err := rp.deliver(r.typ, r.misc, b.data[r.start:r.end], r.off); err != nil {
+		for i := range b.recs {
+			r := &b.recs[i]
+			var err error
+			if r.decoded {
+				err = rp.deliverDecoded(r, b.ips[r.start:r.end], b.modes[r.start:r.end])
+			} else {
+				err = rp.deliver(r.typ, r.misc, b.data[r.start:r.end], r.off)
+			}
+			if err != nil {
 				close(rp.stop)
 				for range rp.pipe {
 				}
@@ -420,7 +436,7 @@ func (rp *replay) runAll(src *source) error {
 			}
 			return b.err
 		}
-		b.recs, b.data = b.recs[:0], b.data[:0]
+		b.recs, b.data, b.ips, b.modes = b.recs[:0], b.data[:0], b.ips[:0], b.modes[:0]
 		rp.free <- b
 	}
 	return nil // not reached: the last batch carries io.EOF or an error
@@ -428,17 +444,30 @@ func (rp *replay) runAll(src *source) error {
 
 // A batch is records read and put in order, handed to the goroutine
 // that delivers them; the last one carries how the reading ended.
+// Samples come decoded, their frames walked (what needs nothing but the
+// record and the attributes), so that the delivering goroutine, which
+// the run waits for, does only what needs the threads and their maps.
 type batch struct {
-	recs []batchRec
-	data []byte // the records' bodies
-	err  error
+	recs  []batchRec
+	data  []byte   // the records' bodies
+	ips   []uint64 // the decoded samples' frames, leaf first
+	modes []uint8  // and their cpumodes
+	err   error
 }
 
 type batchRec struct {
-	typ        uint32
-	misc       uint16
-	off        int64
+	typ  uint32
+	misc uint16
+	off  int64
+	// The body, data[start:end]; for a decoded sample, its frames,
+	// ips[start:end] and modes[start:end].
 	start, end int
+	// A decoded sample (a sample the decoder refuses, or one to unwind,
+	// comes as its body, for the delivering goroutine to refuse).
+	decoded  bool
+	pid, tid int32
+	attr     *Attr
+	period   uint64
 }
 
 const (
@@ -454,9 +483,17 @@ func (rp *replay) out(typ uint32, misc uint16, body []byte, off int64) error {
 		return rp.deliver(typ, misc, body, off)
 	}
 	b := rp.cur
-	b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: len(b.data), end: len(b.data) + len(body)})
-	b.data = append(b.data, body...)
-	if len(b.data) < batchBytes {
+	if s := &rp.outSample; typ == recSAMPLE && rp.dec.decodeSample(s, misc, body, off) == nil && !s.StackUser {
+		start := len(b.ips)
+		rp.outIPs, rp.outModes = chainFrames(s, rp.outIPs[:0], rp.outModes[:0])
+		b.ips, b.modes = append(b.ips, rp.outIPs...), append(b.modes, rp.outModes...)
+		b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: start, end: len(b.ips),
+			decoded: true, pid: s.Pid, tid: s.Tid, attr: s.Attr, period: s.Period})
+	} else {
+		b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: len(b.data), end: len(b.data) + len(body)})
+		b.data = append(b.data, body...)
+	}
+	if len(b.data)+9*len(b.ips) < batchBytes {
 		return nil
 	}
 	select {
@@ -521,6 +558,14 @@ func (rp *replay) deliver(typ uint32, misc uint16, body []byte, off int64) error
 // cut at this many frames.
 const maxStack = 127
 
+// deliverDecoded is deliverSample for a sample the reading goroutine
+// decoded, with its frames.
+func (rp *replay) deliverDecoded(r *batchRec, ips []uint64, modes []uint8) error {
+	s := &rp.sample
+	*s = Sample{Attr: r.attr, CPUMode: r.misc & 7, Pid: r.pid, Tid: r.tid, Period: r.period, Callchain: s.Callchain[:0], Branches: s.Branches[:0]}
+	return rp.sink.walked(s, rp.mach.findThread(s.Pid, s.Tid), ips, modes)
+}
+
 func (rp *replay) deliverSample(misc uint16, body []byte, off int64) error {
 	s := &rp.sample
 	if err := rp.dec.decodeSample(s, misc, body, off); err != nil {
@@ -555,8 +600,12 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 		}
 	}
 	cpumode := uint8(s.CPUMode)
-	for _, ip := range s.Callchain {
-		if len(ips) >= maxStack {
+	chain := s.Callchain
+	k := len(ips)
+	room := max(0, min(len(chain), maxStack-k))
+	ips, modes = slices.Grow(ips, room)[:k+room], slices.Grow(modes, room)[:k+room]
+	for _, ip := range chain {
+		if k >= maxStack {
 			break
 		}
 		if ip >= contextMax {
@@ -567,9 +616,10 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 			cpumode = mode
 			continue
 		}
-		ips, modes = append(ips, ip), append(modes, cpumode)
+		ips[k], modes[k] = ip, cpumode
+		k++
 	}
-	return ips, modes
+	return ips[:k], modes[:k]
 }
 
 // contextMode is the cpumode of the frames after a call chain's context
@@ -627,6 +677,55 @@ func lbrFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8, bool)
 // site returns the site of ip: the map that holds it, as perf's
 // thread__find_map does, and the address within the map.
 func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
+	gen := rp.mapsGen(t, cpumode)
+	if gen == 0 {
+		return rp.findSite(t, cpumode, ip)
+	}
+	e := rp.siteCache.slot(ip, gen)
+	if e.ip == ip && e.tag>>32 == gen {
+		return int32(uint32(e.tag))
+	}
+	id := rp.findSite(t, cpumode, ip)
+	if gen < 1<<32 {
+		e.ip, e.tag = ip, gen<<32|uint64(uint32(id))
+	}
+	return id
+}
+
+// mapsGen returns the gen of the maps an address of cpumode is looked
+// up in (t's or the kernel's), 0 for none or both.
+func (rp *replay) mapsGen(t *thread, cpumode uint8) uint64 {
+	switch cpumode {
+	case cpumodeKernel:
+		return rp.mach.kernel.gen
+	case cpumodeUser:
+		return t.maps.gen
+	}
+	return 0
+}
+
+// siteCache remembers the sites of recent addresses, each with the gen
+// of the maps it was found in (no two maps share a gen, and a change to
+// one gives it a new one): a call chain's addresses are nearly all those
+// of samples before, and a look here costs a fraction of finding the map
+// and the site. It is direct-mapped, by address and gen.
+type siteCache [1 << siteCacheBits]siteEntry
+
+type siteEntry struct {
+	ip  uint64
+	tag uint64 // gen<<32 | site id; 0: empty (no maps has gen 0)
+}
+
+const siteCacheBits = 12
+
+// slot returns the entry where ip, found in the maps of gen, is kept
+// (gens of 2^32 and more are not kept: the tag holds 32 bits of it).
+func (c *siteCache) slot(ip, gen uint64) *siteEntry {
+	return &c[((ip^gen)*0x9e3779b97f4a7c15)>>(64-siteCacheBits)]
+}
+
+// findSite is site without its cache.
+func (rp *replay) findSite(t *thread, cpumode uint8, ip uint64) int32 {
 	var mp *mapping
 	switch cpumode {
 	case cpumodeKernel:
@@ -666,7 +765,7 @@ func (rp *replay) release() int64 {
 			d.tab, d.shown = symtab{}, nil
 		}
 	}
-	rp.sites = siteTable{}
+	rp.sites, rp.siteCache = siteTable{}, nil
 	rp.sym.kernel, rp.sym.dsos = nil, nil
 	return n
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"slices"
 )
 
 // Sample is the part of a PERF_RECORD_SAMPLE that folding needs.
@@ -139,12 +140,7 @@ func (d *decoder) sampleTime(body []byte) (uint64, bool) {
 	if st&sampleTime == 0 {
 		return 0, false
 	}
-	pos := 0
-	for _, b := range []uint64{sampleIdentifier, sampleIP, sampleTID} {
-		if st&b != 0 {
-			pos += 8
-		}
-	}
+	pos := 8 * bits.OnesCount64(st&(sampleIdentifier|sampleIP|sampleTID))
 	if len(body) < pos+8 {
 		return 0, false
 	}
@@ -152,119 +148,118 @@ func (d *decoder) sampleTime(body []byte) (uint64, bool) {
 }
 
 // decodeSample fills s from a sample record's body (after the 8-byte
-// header). The callchain aliases body.
+// header). The callchain is copied into s's.
 func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) error {
 	a := d.attrOfSample(body)
 	st := a.SampleType
-	*s = Sample{Attr: a, CPUMode: misc & 7, Callchain: s.Callchain[:0], Branches: s.Branches[:0]}
+	cc := s.Callchain[:0]
+	*s = Sample{Attr: a, CPUMode: misc & 7, Callchain: cc, Branches: s.Branches[:0]}
 	le := binary.LittleEndian
 	p := body
-	u64 := func() (uint64, bool) {
-		if len(p) < 8 {
-			return 0, false
-		}
-		v := le.Uint64(p)
-		p = p[8:]
-		return v, true
-	}
-	short := func(what string) error { return errAt(off, "sample too short for its %s", what) }
 	if st&sampleIdentifier != 0 {
-		if _, ok := u64(); !ok {
-			return short("identifier")
+		if len(p) < 8 {
+			return shortSample(off, "identifier")
 		}
+		p = p[8:]
 	}
 	if st&sampleIP != 0 {
-		v, ok := u64()
-		if !ok {
-			return short("ip")
+		if len(p) < 8 {
+			return shortSample(off, "ip")
 		}
-		s.IP = v
+		s.IP, p = le.Uint64(p), p[8:]
 	}
 	if st&sampleTID != 0 {
-		v, ok := u64()
-		if !ok {
-			return short("pid/tid")
+		if len(p) < 8 {
+			return shortSample(off, "pid/tid")
 		}
-		s.Pid, s.Tid = int32(uint32(v)), int32(uint32(v>>32))
+		v := le.Uint64(p)
+		s.Pid, s.Tid, p = int32(uint32(v)), int32(uint32(v>>32)), p[8:]
 	}
 	if st&sampleTime != 0 {
-		v, ok := u64()
-		if !ok {
-			return short("time")
+		if len(p) < 8 {
+			return shortSample(off, "time")
 		}
-		s.Time = v
+		s.Time, p = le.Uint64(p), p[8:]
 	}
 	if st&sampleAddr != 0 {
-		if _, ok := u64(); !ok {
-			return short("addr")
+		if len(p) < 8 {
+			return shortSample(off, "addr")
 		}
+		p = p[8:]
 	}
 	if st&sampleID != 0 {
-		if _, ok := u64(); !ok {
-			return short("id")
+		if len(p) < 8 {
+			return shortSample(off, "id")
 		}
+		p = p[8:]
 	}
 	if st&sampleStreamID != 0 {
-		if _, ok := u64(); !ok {
-			return short("stream id")
+		if len(p) < 8 {
+			return shortSample(off, "stream id")
 		}
+		p = p[8:]
 	}
 	if st&sampleCPU != 0 {
-		v, ok := u64()
-		if !ok {
-			return short("cpu")
+		if len(p) < 8 {
+			return shortSample(off, "cpu")
 		}
-		s.CPU = uint32(v)
+		s.CPU, p = uint32(le.Uint64(p)), p[8:]
 	}
 	if st&samplePeriod != 0 {
-		v, ok := u64()
-		if !ok {
-			return short("period")
+		if len(p) < 8 {
+			return shortSample(off, "period")
 		}
-		s.Period = v
+		s.Period, p = le.Uint64(p), p[8:]
 	}
 	if st&sampleRead != 0 {
 		n := readSize(a.ReadFormat, p)
 		if n < 0 || n > len(p) {
-			return short("read values")
+			return shortSample(off, "read values")
 		}
 		p = p[n:]
 	}
 	if st&sampleCallchain != 0 {
-		nr, ok := u64()
-		if !ok {
-			return short("callchain length")
+		if len(p) < 8 {
+			return shortSample(off, "callchain length")
 		}
+		nr := le.Uint64(p)
+		p = p[8:]
 		if nr > uint64(len(p)/8) {
 			return errAt(off, "callchain of %d entries in a sample of %d bytes", nr, len(body))
 		}
-		for i := 0; i < int(nr); i++ {
-			s.Callchain = append(s.Callchain, le.Uint64(p[8*i:]))
+		n := int(nr)
+		cc = slices.Grow(cc, n)[:n]
+		q := p[:8*n]
+		for i := range cc {
+			cc[i] = le.Uint64(q[8*i:])
 		}
-		p = p[8*nr:]
+		s.Callchain = cc
+		p = p[8*n:]
 	}
 	if st&sampleRaw != 0 {
 		if len(p) < 4 {
-			return short("raw data size")
+			return shortSample(off, "raw data size")
 		}
 		n := int(le.Uint32(p))
 		if n > len(p)-4 {
-			return short("raw data")
+			return shortSample(off, "raw data")
 		}
 		p = p[4+n:]
 	}
 	if st&sampleBranchStack != 0 {
-		nr, ok := u64()
-		if !ok {
-			return short("branch stack")
+		if len(p) < 8 {
+			return shortSample(off, "branch stack")
 		}
+		nr := le.Uint64(p)
+		p = p[8:]
 		if a.BranchSampleType&branchHWIndex != 0 {
-			if _, ok := u64(); !ok {
-				return short("branch stack index")
+			if len(p) < 8 {
+				return shortSample(off, "branch stack index")
 			}
+			p = p[8:]
 		}
 		if nr > uint64(len(p)/24) {
-			return short("branch stack entries")
+			return shortSample(off, "branch stack entries")
 		}
 		if a.BranchSampleType&branchCallStack != 0 {
 			for i := 0; i < int(nr); i++ {
@@ -274,35 +269,42 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 		p = p[24*nr:]
 	}
 	if st&sampleRegsUser != 0 {
-		abi, ok := u64()
-		if !ok {
-			return short("user registers")
+		if len(p) < 8 {
+			return shortSample(off, "user registers")
 		}
+		abi := le.Uint64(p)
+		p = p[8:]
 		if abi != 0 {
 			n := 8 * bits.OnesCount64(a.RegsUser)
 			if n > len(p) {
-				return short("user registers")
+				return shortSample(off, "user registers")
 			}
 			p = p[n:]
 		}
 	}
 	if st&sampleStackUser != 0 {
-		size, ok := u64()
-		if !ok {
-			return short("user stack size")
+		if len(p) < 8 {
+			return shortSample(off, "user stack size")
 		}
+		size := le.Uint64(p)
+		p = p[8:]
 		if size > uint64(len(p)) {
-			return short("user stack")
+			return shortSample(off, "user stack")
 		}
 		p = p[size:]
 		if size != 0 {
-			if _, ok := u64(); !ok {
-				return short("user stack dynamic size")
+			if len(p) < 8 {
+				return shortSample(off, "user stack dynamic size")
 			}
 			s.StackUser = true
 		}
 	}
 	return nil
+}
+
+// shortSample is the error for a sample too short for its what.
+func shortSample(off int64, what string) error {
+	return errAt(off, "sample too short for its %s", what)
 }
 
 // readSize is the size of a read_format value group at p.
