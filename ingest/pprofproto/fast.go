@@ -187,6 +187,7 @@ type fastProfile struct {
 	raw       bool   // key is the sample's whole sequence
 	hit       int32  // the entry of known the key was found in, or -1
 	keyBuf    []byte
+	goodLabel []byte // the last label label found good
 }
 
 func (fp *fastProfile) reset(data []byte) {
@@ -653,7 +654,7 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known *seqIndex) (
 				continue
 			case 3<<3 | wBytes:
 				end := i + 2 + int(b[i+1])
-				if end > len(b) || labels && !fp.label(b[i+2:end]) {
+				if end > len(b) || labels && !fp.labelOK(b[i+2:end]) {
 					fp.ids = ids
 					return 0, 0, false
 				}
@@ -718,7 +719,7 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known *seqIndex) (
 			}
 			nValues += len(vals)
 		case 3:
-			if typ != wBytes || labels && !fp.label(b[start:end]) {
+			if typ != wBytes || labels && !fp.labelOK(b[start:end]) {
 				fp.ids = ids
 				return 0, 0, false
 			}
@@ -726,6 +727,19 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known *seqIndex) (
 	}
 	fp.ids = ids
 	return v, nValues, true
+}
+
+// labelOK is label, the last label found good remembered: a profile's
+// samples mostly have the labels of the sample before them.
+func (fp *fastProfile) labelOK(b []byte) bool {
+	if string(b) == string(fp.goodLabel) {
+		return true
+	}
+	if !fp.label(b) {
+		return false
+	}
+	fp.goodLabel = b
+	return true
 }
 
 // label checks a Label message as the decoder and postDecode read it.
