@@ -54,13 +54,7 @@ func varintLong(b []byte, i int) (u uint64, next int) {
 		w := binary.LittleEndian.Uint64(b[i:])
 		if last := ^w & 0x8080808080808080; last != 0 {
 			k := bits.TrailingZeros64(last) >> 3 // the varint's last byte
-			w &= 0x7f7f7f7f7f7f7f7f & (1<<(8*(k+1)) - 1)
-			// The 7 bits of each byte side by side: by pairs of bytes,
-			// of 16-bit halves, of 32-bit halves.
-			w = w&0x007f007f007f007f | w&0x7f007f007f007f00>>1
-			w = w&0x00003fff00003fff | w&0x3fff00003fff0000>>2
-			w = w&0x000000000fffffff | w&0x0fffffff00000000>>4
-			return w, i + k + 1
+			return varintWord(w, k), i + k + 1
 		}
 	}
 	if i+1 < len(b) && b[i+1] < 0x80 {
@@ -73,6 +67,16 @@ func varintLong(b []byte, i int) (u uint64, next int) {
 		}
 	}
 	return 0, -1
+}
+
+// varintWord decodes the varint of w's bytes 0 to k, its last (k < 8).
+func varintWord(w uint64, k int) uint64 {
+	w &= 0x7f7f7f7f7f7f7f7f & (1<<(8*(k+1)) - 1)
+	// The 7 bits of each byte side by side: by pairs of bytes, of 16-bit
+	// halves, of 32-bit halves.
+	w = w&0x007f007f007f007f | w&0x7f007f007f007f00>>1
+	w = w&0x00003fff00003fff | w&0x3fff00003fff0000>>2
+	return w&0x000000000fffffff | w&0x0fffffff00000000>>4
 }
 
 // field reads the field at b[i:] as decodeField does: its number, wire
@@ -729,6 +733,74 @@ func (fp *fastProfile) sample(b []byte, idx int, labels bool, known *seqIndex) (
 	return v, nValues, true
 }
 
+// quick is sample for the usual sample of a sequence already known: its
+// location ids packed in the first field, a key of known, then values
+// (one a field, or packed) and labels, each field's length one byte.
+// The sample is data[start:end]. ok is false for any other sample,
+// which sample reads; else e is the sequence's number in known, v its
+// value number idx and nValues how many values it has, as sample finds
+// them.
+func (fp *fastProfile) quick(data []byte, start, end, idx int, known *seqIndex) (e int32, v int64, nValues int, ok bool) {
+	b := data[:end]
+	i := start + 2
+	if i > end || b[start] != 1<<3|wBytes || b[start+1] >= 0x80 {
+		return 0, 0, 0, false
+	}
+	if i += int(b[start+1]); i > end {
+		return 0, 0, 0, false
+	}
+	if e, ok = known.find(b[start+2 : i]); !ok {
+		return 0, 0, 0, false
+	}
+	for i < end {
+		switch b[i] {
+		case 2<<3 | wVarint:
+			// A value: where it ends found in the word after its tag
+			// (data goes on past the sample), decoded only when it is
+			// the one folded.
+			if i+9 > len(data) {
+				return 0, 0, 0, false
+			}
+			w := binary.LittleEndian.Uint64(data[i+1:])
+			last := ^w & 0x8080808080808080
+			k := bits.TrailingZeros64(last) >> 3 // the varint's last byte; 8 for none
+			if i += k + 2; k == 8 || i > end {
+				return 0, 0, 0, false
+			}
+			if nValues == idx {
+				v = int64(varintWord(w, k))
+			}
+			nValues++
+		case 2<<3 | wBytes:
+			if i+1 >= end || b[i+1] >= 0x80 || i+2+int(b[i+1]) > end {
+				return 0, 0, 0, false
+			}
+			j, vEnd := i+2, i+2+int(b[i+1])
+			for j < vEnd {
+				u := uint64(b[j])
+				if u < 0x80 {
+					j++
+				} else if u, j = varintLong(b[:vEnd], j); j < 0 {
+					return 0, 0, 0, false
+				}
+				if nValues == idx {
+					v = int64(u)
+				}
+				nValues++
+			}
+			i = vEnd
+		case 3<<3 | wBytes:
+			if i+1 >= end || b[i+1] >= 0x80 || i+2+int(b[i+1]) > end || !fp.labelOK(b[i+2:i+2+int(b[i+1])]) {
+				return 0, 0, 0, false
+			}
+			i += 2 + int(b[i+1])
+		default:
+			return 0, 0, 0, false
+		}
+	}
+	return e, v, nValues, true
+}
+
 // labelOK is label, the last label found good remembered: a profile's
 // samples mostly have the labels of the sample before them.
 func (fp *fastProfile) labelOK(b []byte) bool {
@@ -948,6 +1020,13 @@ func (p *parser) fast(name string, data []byte) (done bool, err error) {
 		known := &p.seqs
 		if idx < 0 || neg >= 0 || k >= rest {
 			known = nil
+		} else if e, v, nv, ok := fp.quick(data, int(fp.sampleAt[k]), int(fp.sampleAt[k+1]), idx, known); ok && nv == n && v >= 0 {
+			// The usual sample, of a sequence summed before (any other
+			// is read again below).
+			if sum, err := p.entries[e].count.Add(fold.Int(uint64(v))); err == nil {
+				p.entries[e].count = sum
+				continue
+			}
 		}
 		v, nv, ok := fp.sample(data[fp.sampleAt[k]:fp.sampleAt[k+1]], idx, true, known)
 		if !ok || nv != n {

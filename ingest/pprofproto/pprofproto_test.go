@@ -731,3 +731,87 @@ func TestMappedFile(t *testing.T) {
 		}
 	}
 }
+
+// TestQuick: where quick takes a sample, sample reads it alike (the
+// sequence found in known, its value and how many values), whatever its
+// fields, the varints' lengths and the bytes after it; quick takes the
+// usual samples.
+func TestQuick(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var fp fastProfile
+	fp.reset(nil)
+	for range 10 {
+		fp.strs = append(fp.strs, [2]int{0, 0})
+	}
+	var known seqIndex
+	known.reset()
+	keys := [][]byte{{1}, {2, 3}, {0x80, 1, 4}, bytes.Repeat([]byte{5}, 40)}
+	for _, k := range keys {
+		known.add(k)
+	}
+	varint := func(b []byte) []byte {
+		n := 1 + r.Intn(11)
+		for k := range n {
+			c := byte(r.Intn(256))
+			if k < n-1 {
+				c |= 0x80
+			} else if r.Intn(8) != 0 {
+				c &= 0x7f
+			}
+			b = append(b, c)
+		}
+		return b
+	}
+	taken := 0
+	for range 200000 {
+		var s []byte
+		if r.Intn(20) != 0 {
+			k := keys[r.Intn(len(keys))]
+			if r.Intn(20) == 0 {
+				k = []byte{9, 9}
+			}
+			s = append(append(s, 1<<3|wBytes, byte(len(k))), k...)
+		}
+		for range r.Intn(5) {
+			switch r.Intn(12) {
+			case 0:
+				s = append(s, 3<<3|wBytes, 2, 1<<3|wVarint, byte(r.Intn(12))) // a label, its key in range or not
+			case 1:
+				s = append(s, 3<<3|wBytes, 0)
+			case 2:
+				var p []byte
+				for range r.Intn(4) {
+					p = varint(p)
+				}
+				s = append(append(s, 2<<3|wBytes, byte(len(p))), p...)
+			case 3:
+				s = append(s, byte(r.Intn(256)))
+			case 4:
+				s = append(s, 1<<3|wVarint, 5)
+			default:
+				s = varint(append(s, 2<<3|wVarint))
+			}
+		}
+		tail := make([]byte, r.Intn(10))
+		for k := range tail {
+			tail[k] = byte(r.Intn(256))
+		}
+		data := append(append([]byte{7}, s...), tail...)
+		for _, idx := range []int{0, 1, 2} {
+			fp.goodLabel = nil
+			e, v, nv, ok := fp.quick(data, 1, 1+len(s), idx, &known)
+			if !ok {
+				continue
+			}
+			taken++
+			fp.goodLabel = nil
+			wv, wnv, wok := fp.sample(data[1:1+len(s)], idx, true, &known)
+			if !wok || !fp.raw || fp.hit != e || wv != v || wnv != nv {
+				t.Fatalf("% x (then % x), value %d: quick %d %d %d, sample %v %v %d %d %d", s, tail, idx, e, v, nv, wok, fp.raw, fp.hit, wv, wnv)
+			}
+		}
+	}
+	if taken < 100000 {
+		t.Errorf("quick took %d samples", taken)
+	}
+}
