@@ -56,7 +56,9 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		}
 		return nil
 	}
-	line = bytes.TrimRight(line, "\r")
+	for len(line) > 0 && line[len(line)-1] == '\r' { // bytes.TrimRight(line, "\r")
+		line = line[:len(line)-1]
+	}
 	t := lex.TrimLeft(line)
 	if len(t) == 0 {
 		return nil
@@ -93,6 +95,20 @@ func (p *parser) Line(name string, n int, line []byte) error {
 func (p *parser) addFrame(f []byte) {
 	if !p.offsets {
 		f = trimOffset(f)
+	}
+	if lex.IndexAny3(f, ':', '-', ';') < 0 {
+		// The usual frame: no "::" (no arguments to remove), no "->"
+		// (one part), no ';' (kept as it is).
+		p.groups = append(p.groups, int32(len(p.parts)))
+		if len(f) > 0 && f[0] == 'L' {
+			f = f[1:]
+		}
+		if len(f) == 0 {
+			f = []byte("-")
+		}
+		p.arena = append(p.arena, f...)
+		p.parts = append(p.parts, int32(len(p.arena)))
+		return
 	}
 	// Remove arguments from C++ names: "(::…)[(<]…" keeps the "::…" part.
 	if i := lex.IndexPair(f, ':', ':'); i >= 0 {

@@ -1,6 +1,7 @@
 package lex
 
 import (
+	"math/rand"
 	"strings"
 	"testing"
 )
@@ -124,4 +125,42 @@ func TestTrimLeftWords(t *testing.T) {
 		}
 	}
 	walk(nil)
+}
+
+// TestIndexAny3 holds IndexAny3's word-at-a-time scan to a byte loop:
+// every string of up to 9 bytes of the bytes sought and bytes next to
+// them (a borrow, a byte of the high half), and long random ones.
+func TestIndexAny3(t *testing.T) {
+	const a, b, c = ':', '-', ';'
+	want := func(s []byte) int {
+		for i, d := range s {
+			if d == a || d == b || d == c {
+				return i
+			}
+		}
+		return -1
+	}
+	var walk func(s []byte)
+	walk = func(s []byte) {
+		if got, w := IndexAny3(s, a, b, c), want(s); got != w {
+			t.Fatalf("IndexAny3(%q) = %d, want %d", s, got, w)
+		}
+		if len(s) == 9 {
+			return
+		}
+		for _, d := range []byte{'x', ':', ';', 0x00, 0xba, '-' + 1} {
+			walk(append(s, d))
+		}
+	}
+	walk(nil)
+	r := rand.New(rand.NewSource(1))
+	for range 100000 {
+		s := make([]byte, r.Intn(40))
+		for i := range s {
+			s[i] = byte(r.Intn(256))
+		}
+		if got, w := IndexAny3(s, a, b, c), want(s); got != w {
+			t.Fatalf("IndexAny3(%q) = %d, want %d", s, got, w)
+		}
+	}
 }
