@@ -509,6 +509,32 @@ func (s *Scanner) fastInts(vals []int64) []int64 {
 			}
 			j++
 		}
+		if j+16 <= len(b) {
+			// The usual number, up to 15 digits and no sign (stackprof's
+			// frame ids, addresses, have 15): its two words read at once,
+			// its digits and what ends them found in them, so that where
+			// the next number is waits on no byte loaded alone.
+			w, w2 := binary.LittleEndian.Uint64(b[j:]), binary.LittleEndian.Uint64(b[j+8:])
+			k := digitRun(w)
+			u := digitsValue(w, k)
+			end := w >> (8 * k & 63) // the byte after the digits, lowest
+			if k == 8 {
+				k2 := digitRun(w2)
+				u = u*uint64(pow10[k2]) + digitsValue(w2, k2)
+				end = w2 >> (8 * k2 & 63)
+				if k += k2; k2 == 8 {
+					end = 0 // 16 digits and more: the loop below
+				}
+			}
+			if k > 0 && (byte(end) == ',' || byte(end) == ']') && (byte(w) != '0' || k == 1) {
+				vals[n] = int64(u)
+				n++
+				i = j + k
+				comma = true
+				continue
+			}
+		}
+		// Anything else, and near the buffer's end, a byte at a time.
 		neg := j < len(b) && b[j] == '-'
 		if neg {
 			j++
@@ -540,6 +566,28 @@ func (s *Scanner) fastInts(vals []int64) []int64 {
 		s.state = tokenArrayComma
 	}
 	return vals[:n]
+}
+
+// pow10 is 10ⁿ.
+var pow10 = [9]int64{1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000}
+
+// digitRun returns how many of w's bytes, from the lowest (the first of
+// the text), are ASCII digits before one that is not: 8 when all are.
+func digitRun(w uint64) int {
+	hi := w&0xf0f0f0f0f0f0f0f0 ^ ones*'0'                      // 0 where the high half is 3
+	lo := (w&0x0f0f0f0f0f0f0f0f + ones*6) & 0xf0f0f0f0f0f0f0f0 // 0 where the low half is 9 at most
+	return bits.TrailingZeros64(hi|lo) >> 3
+}
+
+// digitsValue returns the number written by w's k lowest bytes (k ≤ 8),
+// ASCII digits, the lowest byte the first digit: the digits moved to the
+// top of the word (zeros before them), then summed by pairs, fours and
+// eights.
+func digitsValue(w uint64, k int) uint64 {
+	w = w & 0x0f0f0f0f0f0f0f0f << (8 * (8 - k))
+	w = w * (10<<8 + 1) >> 8
+	w = w & 0x00ff00ff00ff00ff * (100<<16 + 1) >> 16
+	return w & 0x0000ffff0000ffff * (10000<<32 + 1) >> 32
 }
 
 // Member is one key and value of an object, as offsets in its text.

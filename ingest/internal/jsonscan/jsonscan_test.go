@@ -2,10 +2,12 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand"
 	"slices"
 	"strconv"
 	"strings"
@@ -392,4 +394,102 @@ func FuzzInts(f *testing.F) {
 		initialSize = 1 + int(chunk)%32
 		readArray(t, data, 1+int(batch)%8, 1+int(chunk)%17)
 	})
+}
+
+// TestDigitWords holds digitRun and digitsValue, which read the digits
+// of a number a word at a time, to a byte loop: words of digits and of
+// the bytes around them ('/', ':', the digits with the high bit set).
+func TestDigitWords(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	others := []byte{'/', ':', '0' | 0x80, '9' | 0x80, 0x3f, 0x20, 0x00, 0xff, ',', ']', '-', 'a'}
+	for range 200000 {
+		var b [8]byte
+		for i := range b {
+			if r.Intn(4) == 0 {
+				b[i] = others[r.Intn(len(others))]
+			} else {
+				b[i] = '0' + byte(r.Intn(10))
+			}
+		}
+		k, v := 0, uint64(0)
+		for k < 8 && b[k] >= '0' && b[k] <= '9' {
+			v = v*10 + uint64(b[k]-'0')
+			k++
+		}
+		w := binary.LittleEndian.Uint64(b[:])
+		if got := digitRun(w); got != k {
+			t.Fatalf("digitRun(%q) = %d, want %d", b, got, k)
+		}
+		if got := digitsValue(w, k); got != v {
+			t.Fatalf("digitsValue(%q, %d) = %d, want %d", b, k, got, v)
+		}
+	}
+}
+
+// TestIntsWords reads arrays of integers of every length up to 21
+// digits (leading zeros, signs, what follows them) whole in the buffer,
+// where Ints reads their digits a word at a time, as encoding/json does.
+func TestIntsWords(t *testing.T) {
+	defer func(n int) { initialSize = n }(initialSize)
+	initialSize = 256 << 10
+	r := rand.New(rand.NewSource(1))
+	for range 3000 {
+		var b []byte
+		b = append(b, '[')
+		for e := range 1 + r.Intn(20) {
+			if e > 0 {
+				b = append(b, ",, , ,\n"[r.Intn(7)])
+			}
+			if r.Intn(4) == 0 {
+				b = append(b, '-')
+			}
+			n := r.Intn(22)
+			for d := range n {
+				c := '0' + byte(r.Intn(10))
+				if d == 0 && r.Intn(2) == 0 {
+					c = '1' + byte(r.Intn(9))
+				}
+				b = append(b, c)
+			}
+			if r.Intn(30) == 0 {
+				b = append(b, "x.e\""[r.Intn(4)])
+			}
+		}
+		b = append(b, ']')
+		b = append(b, bytes.Repeat([]byte{' '}, r.Intn(20))...)
+		for _, batch := range []int{1, 7, 100} {
+			readArray(t, b, batch, len(b))
+		}
+	}
+}
+
+// BenchmarkInts reads an array of integers as stackprof's raw samples
+// have them: a count of frames, frame ids of 15 digits, a count.
+func BenchmarkInts(b *testing.B) {
+	r := rand.New(rand.NewSource(1))
+	data := []byte{'['}
+	for len(data) < 16<<20 {
+		n := 1 + r.Intn(20)
+		data = strconv.AppendInt(data, int64(n), 10)
+		for range n {
+			data = append(data, ',')
+			data = strconv.AppendInt(data, 140409594104000+int64(r.Intn(1000)), 10)
+		}
+		data = append(data, ',')
+		data = strconv.AppendInt(data, int64(1+r.Intn(3)), 10)
+		data = append(data, ',')
+	}
+	data[len(data)-1] = ']'
+	b.SetBytes(int64(len(data)))
+	vals := make([]int64, 0, 1024)
+	for b.Loop() {
+		s := New(bytes.NewReader(data), 0)
+		s.Token()
+		for {
+			vals = s.Ints(vals[:0])
+			if !s.More() {
+				break
+			}
+		}
+	}
 }
