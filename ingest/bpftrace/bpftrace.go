@@ -96,7 +96,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 func (p *parser) keyLine(name string, n int, line, key []byte) error {
 	body, value, end := cutValue(key)
 	for {
-		i := bytes.Index(body, []byte(", "))
+		i := lex.IndexPair(body, ',', ' ')
 		piece := body
 		if i >= 0 {
 			piece = body[:i]
@@ -124,7 +124,7 @@ func (p *parser) keyLine(name string, n int, line, key []byte) error {
 // cutValue splits key text at its last "]: " when a value follows.
 // value is nil when the line ends the key with something not a count.
 func cutValue(key []byte) (body, value []byte, end bool) {
-	i := bytes.LastIndex(key, []byte("]: "))
+	i := lastValue(key)
 	if i < 0 {
 		if bytes.HasSuffix(key, []byte("]:")) {
 			return key[:len(key)-2], nil, true // hist(), lhist(): "]: " and then lines of buckets
@@ -136,6 +136,19 @@ func cutValue(key []byte) (body, value []byte, end bool) {
 		return key[:i], nil, true
 	}
 	return key[:i], v, true
+}
+
+// lastValue returns the index of the last "]: " in key, or -1:
+// bytes.LastIndex(key, []byte("]: ")), from the last ']'s back (that
+// searches by a rolling hash, most of cutValue on the short lines of a
+// key).
+func lastValue(key []byte) int {
+	for i := len(key); ; {
+		i = bytes.LastIndexByte(key[:i], ']')
+		if i < 0 || i+2 < len(key) && key[i+1] == ':' && key[i+2] == ' ' {
+			return i
+		}
+	}
 }
 
 func (p *parser) addFrame(name string, n int, line, f []byte) error {

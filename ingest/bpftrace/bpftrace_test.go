@@ -1,6 +1,7 @@
 package bpftrace
 
 import (
+	"bytes"
 	"flag"
 	"regexp"
 	"strconv"
@@ -131,4 +132,16 @@ func FuzzBpftrace(f *testing.F) {
 
 func BenchmarkBpftrace(b *testing.B) {
 	formattest.Benchmark(b, Format, nil, formattest.Repeat(nil, dir.Read(b, "offcpu-sum.txt.gz"), 4<<20))
+}
+
+// FuzzLastValue holds lastValue to bytes.LastIndex of "]: ".
+func FuzzLastValue(f *testing.F) {
+	for _, s := range []string{"", "]", "]:", "]: ", "a]: 1", "x]: y]: 3", "]]: ", "]:]: ", "a]:b]: ", "]: ]", "@[, bash]: 12", "f]:x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := lastValue([]byte(s)), bytes.LastIndex([]byte(s), []byte("]: ")); got != want {
+			t.Errorf("lastValue(%q) = %d, want %d", s, got, want)
+		}
+	})
 }

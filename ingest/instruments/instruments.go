@@ -235,10 +235,13 @@ func scaled(num, u []byte) (v uint64, shift int, ok bool) {
 	case "µs", "μs":
 		shift += 3
 	}
-	if mant > (1<<64-1)/mul {
+	// mant > (1<<64-1)/mul, without a division a row (most rows are ms,
+	// mul 1).
+	hi, v := bits.Mul64(mant, mul)
+	if hi != 0 {
 		return 0, 0, false
 	}
-	return mant * mul, shift, true
+	return v, shift, true
 }
 
 // decimal is v / 10^shift as decimal text (no trailing zeros after the

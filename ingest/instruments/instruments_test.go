@@ -3,6 +3,7 @@ package instruments
 import (
 	"bytes"
 	"flag"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -120,4 +121,20 @@ func BenchmarkInstruments(b *testing.B) {
 	in := dir.Read(b, "deep-copy.txt")
 	_, rows, _ := bytes.Cut(in, []byte("\n"))
 	formattest.Benchmark(b, Format, nil, formattest.Repeat(in, rows, 4<<20))
+}
+
+// TestScaledRange: a weight is out of range exactly when its value in
+// ms does not fit a uint64, as the division scaled no longer does said.
+func TestScaledRange(t *testing.T) {
+	const max = 1<<64 - 1
+	for _, u := range []string{"ms", "s", "min", "µs"} {
+		mul := map[string]uint64{"ms": 1, "s": 1000, "min": 60000, "µs": 1}[u]
+		for _, mant := range []uint64{1, max / mul, max/mul + 1, max/mul - 1, max, max / 2} {
+			num := strconv.FormatUint(mant, 10)
+			_, _, ok := scaled([]byte(num), []byte(u))
+			if want := mant <= max/mul; ok != want {
+				t.Errorf("%s %s: ok %v, want %v", num, u, ok, want)
+			}
+		}
+	}
 }

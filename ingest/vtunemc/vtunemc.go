@@ -3,6 +3,7 @@ package vtunemc
 import (
 	"bytes"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
@@ -73,7 +74,7 @@ func (p *parser) Line(name string, n int, line []byte) error {
 		module = fields[p.table.ModuleCol]
 	}
 	p.table.Stack.Push(depth, function, lparen, module, rparen) // the script's function(module)
-	v := bytes.TrimSpace(fields[p.table.ValueCol])
+	v := trimValue(fields[p.table.ValueCol])
 	if len(v) == 0 || vtunecsv.IsZero(v) {
 		return nil
 	}
@@ -83,6 +84,26 @@ func (p *parser) Line(name string, n int, line []byte) error {
 	}
 	return p.emit(p.table.Stack.Bytes(), c)
 }
+
+// trimValue is bytes.TrimSpace(v), called only when v starts or ends
+// with a byte it may trim.
+func trimValue(v []byte) []byte {
+	if len(v) == 0 || trims[v[0]] || trims[v[len(v)-1]] {
+		return bytes.TrimSpace(v)
+	}
+	return v
+}
+
+// trims holds the bytes that bytes.TrimSpace may trim from either end
+// of a value: ASCII white space, and the bytes of any other rune (whose
+// spaces TrimSpace decodes). A value that neither starts nor ends with
+// one is its own trim, and is read without the call.
+var trims = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c >= utf8.RuneSelf || lex.IsSpace(byte(c))
+	}
+	return t
+}()
 
 func (p *parser) End() error {
 	return p.table.End(p.diag)

@@ -109,3 +109,20 @@ func BenchmarkVTuneMC(b *testing.B) {
 	_, rows, _ = bytes.Cut(rows, []byte("\n"))
 	formattest.Benchmark(b, Format, nil, formattest.Repeat(in, rows, 4<<20))
 }
+
+// TestTrimValue holds trimValue to bytes.TrimSpace.
+func TestTrimValue(t *testing.T) {
+	var vs []string
+	for c := range 256 {
+		for _, f := range []string{"%c", "1%c", "%c1", "1%c1", "%c\u00a0", "\u00a0%c", "%c\u2003 1"} {
+			vs = append(vs, strings.ReplaceAll(f, "%c", string([]byte{byte(c)})))
+		}
+	}
+	vs = append(vs, "", " ", "12", "\u00851\u0085", "\u3000", "\xff1", "1\xc2")
+	for _, v := range vs {
+		got, want := trimValue([]byte(v)), bytes.TrimSpace([]byte(v))
+		if !bytes.Equal(got, want) || (got == nil) != (want == nil) {
+			t.Errorf("trimValue(%q) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -191,7 +191,11 @@ var nameClass = func() (t [256]uint8) {
 	return t
 }()
 
-func isSpace(c byte) bool { return c == ' ' || c == '\r' || c == '\n' || c == '\t' }
+// isSpace reports whether c is XML white space: a table load, not four
+// compares.
+func isSpace(c byte) bool { return spaces[c] }
+
+var spaces = [256]bool{' ': true, '\r': true, '\n': true, '\t': true}
 
 // name reads a name at b[i:] as encoding/xml's readName, isName and
 // nsname do (multi-byte characters are taken without their classes
@@ -199,7 +203,30 @@ func isSpace(c byte) bool { return c == ' ' || c == '\r' || c == '\n' || c == '\
 // and ':', which prefix says). bad when there is none or it is not a
 // name; more when b ends in it.
 func name(b []byte, i int) (end int, local span, prefix bool, st int) {
-	j := simpleName(b, i)
+	// The usual name: ASCII with no ':', under a word from its end on,
+	// ended by a byte no name holds. Its words are classified here, not
+	// through a call to simpleName, and the byte that ends it taken
+	// from its word, not loaded again.
+	for k := i; k+8 <= len(b); k += 8 {
+		w := binary.LittleEndian.Uint64(b[k:])
+		m := notSimple(w)
+		if m == 0 {
+			continue
+		}
+		z := bits.TrailingZeros64(m)
+		j := k + z>>3
+		if c := b[i]; j > i && nameClass[byte(w>>(z&^7))] == notName &&
+			('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || c == '_') {
+			return j, span{i, j}, false, ok
+		}
+		return nameRest(b, i, j)
+	}
+	return nameRest(b, i, simpleName(b, i))
+}
+
+// nameRest is name from j on, b[i:j] being name bytes of the usual kind
+// (simpleName's).
+func nameRest(b []byte, i, j int) (end int, local span, prefix bool, st int) {
 	colon, colons, high := -1, 0, false
 	for j < len(b) {
 		switch nameClass[b[j]] {
@@ -239,24 +266,8 @@ done:
 // not a name byte of the usual kind, ASCII and no ':' (nameClass
 // nameByte), or len(b). It classifies a word of 8 bytes at a time.
 func simpleName(b []byte, i int) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-		lows  = 0x7f7f7f7f7f7f7f7f
-	)
-	// in flags the bytes of x (each under 0x80) from lo to hi.
-	in := func(x uint64, lo, hi byte) uint64 {
-		return (x + ones*uint64(0x80-lo)) &^ (x + ones*uint64(0x7f-hi))
-	}
 	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		x := w & lows
-		under := x ^ ones*'_'
-		slash := x ^ ones*'/'
-		simple := in(x|ones*0x20, 'a', 'z') | // letters, either case
-			in(x, '-', '9')&(slash+lows) | // digits, '-' and '.', not '/'
-			^(under + lows) // '_'
-		if m := ^simple&highs | w&highs; m != 0 {
+		if m := notSimple(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
@@ -264,6 +275,25 @@ func simpleName(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// notSimple flags (the high bit of) each byte of the word w, read
+// little-endian, that is not a name byte of the usual kind (nameClass
+// nameByte).
+func notSimple(w uint64) uint64 {
+	const (
+		ones  = 0x0101010101010101
+		highs = 0x8080808080808080
+		lows  = 0x7f7f7f7f7f7f7f7f
+	)
+	// (y + ones*(0x80-lo)) &^ (y + ones*(0x7f-hi)) flags the bytes of y
+	// (each under 0x80) from lo to hi.
+	x := w & lows
+	l := x | ones*0x20 // letters, either case, as lower case
+	simple := (l+ones*(0x80-'a'))&^(l+ones*(0x7f-'z')) |
+		(x+ones*(0x80-'-'))&^(x+ones*(0x7f-'9'))&(x^ones*'/'+lows) | // digits, '-' and '.', not '/'
+		^(x ^ ones*'_' + lows) // '_'
+	return ^simple&highs | w&highs
 }
 
 func skipSpace(b []byte, i int) int {
@@ -385,9 +415,14 @@ func (s *scanner) markup() (end int, st int, se syntaxError) {
 		if b[e] == '<' {
 			return 0, bad, syntaxError{"unescaped < inside quoted string", e}
 		}
-		v := span{k + 1, e}
-		attrs = append(attrs, attr{name: an, prefix: ap, value: v})
-		j = v.end + 1
+		// The attribute's fields stored in its place: an attr built
+		// on the stack and copied there was read back in 16-byte
+		// loads from its 8-byte stores, a stall each (store
+		// forwarding fails), a quarter of markup.
+		attrs = append(attrs, attr{})
+		a := &attrs[len(attrs)-1]
+		a.name, a.prefix, a.value = an, ap, span{k + 1, e}
+		j = e + 1
 	}
 }
 
@@ -497,7 +532,7 @@ func (s *scanner) bang(b []byte, i int) (int, int, syntaxError) {
 // value returns attribute a's value as encoding/xml gives it: entities
 // replaced, "\r\n" and lone '\r' written as they were read made '\n'.
 // It appends to dst; false when encoding/xml would refuse the value.
-func (s *scanner) value(dst []byte, a attr) ([]byte, string) {
+func (s *scanner) value(dst []byte, a *attr) ([]byte, string) {
 	raw := s.buf[a.value.start:a.value.end]
 	if bytes.IndexByte(raw, '&') < 0 && bytes.IndexByte(raw, '\r') < 0 {
 		if !validText(raw) {

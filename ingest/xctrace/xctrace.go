@@ -189,20 +189,22 @@ func (p *parser) inner() kind {
 }
 
 // attr finds the attribute called name (without a prefix) of t: the
-// first one, as encoding/xml's attribute list gives it.
-func (p *parser) attr(t *tag, name string) (attr, bool) {
+// first one, as encoding/xml's attribute list gives it. It is read in
+// place, not copied: markup has just stored its fields, and a copy's
+// 16-byte loads of them stall (store forwarding fails).
+func (p *parser) attr(t *tag, name string) (*attr, bool) {
 	b := p.sc.buf
-	for _, a := range t.attrs {
-		if !a.prefix && string(b[a.name.start:a.name.end]) == name {
+	for i := range t.attrs {
+		if a := &t.attrs[i]; !a.prefix && string(b[a.name.start:a.name.end]) == name {
 			return a, true
 		}
 	}
-	return attr{}, false
+	return nil, false
 }
 
 // value decodes a's value into p.vals[i]; a value encoding/xml would
 // refuse stops the reading, as encoding/xml's error did.
-func (p *parser) value(i int, a attr) ([]byte, error) {
+func (p *parser) value(i int, a *attr) ([]byte, error) {
 	v, why := p.sc.value(p.vals[i][:0], a)
 	p.vals[i] = v
 	if why != "" {

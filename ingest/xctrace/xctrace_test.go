@@ -245,3 +245,32 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+// TestNameWords: name, which reads the usual names a word at a time in
+// place, reads what the reading it shortcuts (nameRest after
+// simpleName) reads, for every byte at every place of a name and past
+// it, whatever its first byte.
+func TestNameWords(t *testing.T) {
+	for _, first := range []byte{'a', 'Z', '_', '0', '.', ':', '-', 0xc3, ' '} {
+		for c := range 256 {
+			for at := range 20 {
+				for n := 0; n <= 20; n++ {
+					b := bytes.Repeat([]byte("aZ0_.-"), 4)[:n]
+					if n > 0 {
+						b[0] = first
+					}
+					if at < n {
+						b[at] = byte(c)
+					}
+					for i := 0; i <= min(n, 2); i++ {
+						e, l, p, st := name(b, i)
+						we, wl, wp, wst := nameRest(b, i, simpleName(b, i))
+						if e != we || l != wl || p != wp || st != wst {
+							t.Fatalf("name(%q, %d) = %d %v %v %d, want %d %v %v %d", b, i, e, l, p, st, we, wl, wp, wst)
+						}
+					}
+				}
+			}
+		}
+	}
+}

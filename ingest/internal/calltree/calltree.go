@@ -70,20 +70,26 @@ func (s *Stack) Push(depth int, parts ...[]byte) {
 func (s *Stack) PushUnknown(depth int) { s.Push(depth, unknown) }
 
 func (s *Stack) add(parts ...[]byte) {
+	b := s.b
 	if len(s.ends) > 0 {
-		s.b = append(s.b, ';')
+		b = append(b, ';')
 	}
-	start := len(s.b)
+	start := len(b)
 	for _, p := range parts {
-		s.b = append(s.b, p...)
+		if len(p) == 1 {
+			b = append(b, p[0]) // a separator ("(", "`"): no copy called
+		} else {
+			b = append(b, p...)
+		}
 	}
 	for i := start; ; {
-		j := bytes.IndexByte(s.b[i:], ';')
+		j := bytes.IndexByte(b[i:], ';')
 		if j < 0 {
 			break
 		}
-		s.b[i+j] = ':'
+		b[i+j] = ':'
 		i += j + 1
 	}
-	s.ends = append(s.ends, len(s.b))
+	s.b = b
+	s.ends = append(s.ends, len(b))
 }

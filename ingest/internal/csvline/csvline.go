@@ -47,21 +47,27 @@ func appendFields(dst [][]byte, buf, line []byte) (fields [][]byte, b []byte, ok
 				w = w<<8 | uint64(line[k])
 			}
 		}
-		// The lowest flag is exact; one above it may be false, a byte
-		// that is neither.
-		xc, xq := w^commas, w^quotes
-		m := ((xc-ones)&^xc | (xq-ones)&^xq) & highs
-		next := i + 8
-	flags:
-		for ; m != 0; m &= m - 1 {
-			p := i + bits.TrailingZeros64(m)>>3
-			switch {
-			case p >= len(line):
-				break flags
-			case line[p] == ',':
+		// The flags are exact (see zeroBytes): a word without a quote, most
+		// of them, has only commas to cut at.
+		mc, mq := zeroBytes(w^commas), zeroBytes(w^quotes)
+		if mq == 0 {
+			for ; mc != 0; mc &= mc - 1 {
+				p := i + bits.TrailingZeros64(mc)>>3
 				dst = append(dst, line[start:p])
 				start = p + 1
-			case line[p] == '"' && p == start: // a quoted field
+			}
+			i += 8
+			continue
+		}
+		next := i + 8
+	flags:
+		for m := mc | mq; m != 0; m &= m - 1 {
+			p := i + bits.TrailingZeros64(m)>>3
+			switch {
+			case mc&(m&-m) != 0: // a comma
+				dst = append(dst, line[start:p])
+				start = p + 1
+			case p == start: // a quoted field
 				j := bytes.IndexByte(line[p+1:], '"')
 				if j < 0 {
 					return dst, b, false
@@ -127,9 +133,15 @@ func appendQuoted(dst [][]byte, b, line []byte) ([][]byte, []byte, int, bool) {
 	return append(dst, b[start:len(b):len(b)]), b, i + k, true
 }
 
+// zeroBytes returns the high bit of each byte of x that is zero: exactly
+// those, with no false flag above a zero byte (as (x-ones)&^x&highs may
+// have).
+func zeroBytes(x uint64) uint64 { return ^((x&lows + lows) | x) & highs }
+
 const (
 	ones   = 0x0101010101010101
 	highs  = 0x8080808080808080
+	lows   = ^uint64(highs) // 0x7f in each byte
 	commas = ones * ','
 	quotes = ones * '"'
 )

@@ -5,6 +5,6 @@
 // a level a space. The columns are found by their names, so more
 // columns, or another order, are read too.
 //
-// It imports stream, ingest/format, ingest/internal/calltree and
-// ingest/internal/csvline of pfold's.
+// It imports stream, ingest/format, ingest/internal/calltree,
+// ingest/internal/csvline and ingest/internal/lex of pfold's.
 package vtunecsv

@@ -6,6 +6,7 @@ import (
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/calltree"
 	"github.com/pfold/pfold/ingest/internal/csvline"
+	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -80,18 +81,21 @@ type Table struct {
 // header, lines are passed over and the header read; a row that cannot
 // be read is reported, and its frame is calltree.Unknown.
 func (t *Table) Row(diag *stream.Diag, name string, n int, line []byte) (depth int, ok bool, err error) {
-	t.name, t.last = name, n
 	if !t.header {
+		t.name, t.last = name, n // for End, which speaks of them only without a header
 		return 0, false, t.readHeader(diag, name, n, line)
 	}
 	if len(line) == 0 {
 		return 0, false, nil
 	}
-	for depth < len(line) && (line[depth] == ' ' || t.Tabs && (line[depth] == '\t' || line[depth] == '\f' || line[depth] == '\v')) {
+	depth = lex.Spaces(line) // a word at a time
+	for t.Tabs && depth < len(line) && (line[depth] == ' ' || line[depth] == '\t' || line[depth] == '\f' || line[depth] == '\v') {
 		depth++
 	}
-	if err := t.Stack.Skips(diag, name, n, line, depth); err != nil {
-		return 0, false, err
+	if depth > t.Stack.Depth() { // Skips says nothing else, and is not inlined here
+		if err := t.Stack.Skips(diag, name, n, line, depth); err != nil {
+			return 0, false, err
+		}
 	}
 	t.Fields, ok = t.csv.Split(line[depth:])
 	why := ""
