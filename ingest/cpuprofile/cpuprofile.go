@@ -510,6 +510,16 @@ func (p *parser) readSamples(sc *jsonscan.Scanner) error {
 			return nil
 		}
 		for _, id := range ids {
+			// The usual case inline: a node of a dense id, counted.
+			if !p.byTime && uint64(id) < uint64(len(p.dense)) {
+				if i := p.dense[id]; i >= 0 {
+					p.samples++
+					if w := &p.nodes[i].weight; *w != math.MaxUint64 {
+						*w++
+					}
+					continue
+				}
+			}
 			if err := p.sample(id); err != nil {
 				return err
 			}
