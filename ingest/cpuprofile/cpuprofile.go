@@ -261,7 +261,7 @@ func (p *parser) read(sc *jsonscan.Scanner) error {
 			if p.byTime {
 				err = p.readDeltas(sc)
 			} else {
-				err = skipInts(sc, p.batch)
+				err = skipInts(sc)
 			}
 		case "startTime", "endTime":
 			off := sc.InputOffset()
@@ -933,7 +933,7 @@ func frameName(fn, url string, line, col int64) string {
 }
 
 // skipInts is skip for a value that is mostly an array of integers.
-func skipInts(sc *jsonscan.Scanner, batch []int64) error {
+func skipInts(sc *jsonscan.Scanner) error {
 	c, err := sc.BeginValue()
 	if err != nil {
 		return sc.Describe(err, "a value")
@@ -942,18 +942,13 @@ func skipInts(sc *jsonscan.Scanner, batch []int64) error {
 		return sc.Describe(sc.Skip(), "a value")
 	}
 	sc.Token()
-	if cap(batch) == 0 {
-		batch = make([]int64, 0, 4096)
-	}
 	for {
-		vals := sc.Ints(batch[:0])
+		sc.SkipInts()
 		if !sc.More() {
 			break
 		}
-		if len(vals) < cap(vals) {
-			if err := sc.Describe(sc.Skip(), "a value"); err != nil {
-				return err
-			}
+		if err := sc.Describe(sc.Skip(), "a value"); err != nil {
+			return err
 		}
 	}
 	if _, _, err := sc.Token(); err != nil {

@@ -542,6 +542,64 @@ func (s *Scanner) fastInts(vals []int64) []int64 {
 	return vals[:n]
 }
 
+// SkipInts is Ints for an array whose elements are not wanted: it reads
+// on past the elements that are plain integers, keeping nothing, until
+// the array ends or an element is anything else, left unread for Skip
+// (the array's end, for Token).
+func (s *Scanner) SkipInts() {
+	var scratch [16]int64
+	for {
+		s.skipIntWords()
+		if vals := s.Ints(scratch[:0]); len(vals) < cap(vals) {
+			return
+		}
+	}
+}
+
+// skipIntWords passes over the elements that follow the ',' at s.pos
+// while they are digits and commas, a word of 8 bytes at a time: to the
+// last ',' of the words whose elements are each digits without a
+// leading zero. It leaves the rest (a sign, a space, the array's end,
+// the buffer's) for Ints.
+func (s *Scanner) skipIntWords() {
+	b := s.buf[:s.n]
+	i := s.pos
+	if s.state != tokenArrayComma || i >= len(b) || b[i] != ',' {
+		return
+	}
+	last := i
+	// The high bit of byte 0: the byte before the word is a ','; a '0'
+	// that starts an element.
+	comma, zero := uint64(0x80), uint64(0)
+	for p := i + 1; p+8 <= len(b); p += 8 {
+		w := binary.LittleEndian.Uint64(b[p:])
+		d := w ^ (ones * '0') // a digit is a byte 0 to 9, '0' a 0
+		c := w ^ (ones * ',') // a ',' is a 0
+		// The high bit of each byte that is not a digit (from 10 up),
+		// not a ',' (from 1 up), not a '0' (from 1 up): exact, as no
+		// byte carries into the next.
+		notDigit := (d&(ones*0x7f) + ones*0x76 | d) & highs
+		commas := ^(c&(ones*0x7f) + ones*0x7f | c) & highs
+		zeros := ^(d&(ones*0x7f) + ones*0x7f | d) & highs
+		if notDigit&^commas != 0 {
+			break // something else
+		}
+		before := commas<<8 | comma // a ',' before the byte
+		starts := zeros & before    // a '0' starting an element
+		if commas&before != 0 || (starts<<8|zero)&^notDigit != 0 {
+			break // an empty element, or a leading zero
+		}
+		comma, zero = commas>>56, starts>>56
+		if commas != 0 {
+			last = p + (63-bits.LeadingZeros64(commas))>>3
+		}
+	}
+	if last != i {
+		s.pos = last
+		s.back = 0
+	}
+}
+
 // Member is one key and value of an object, as offsets in its text.
 type Member struct {
 	KeyStart, KeyEnd, ValStart, ValEnd int

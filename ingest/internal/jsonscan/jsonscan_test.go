@@ -393,3 +393,81 @@ func FuzzInts(f *testing.F) {
 		readArray(t, data, 1+int(batch)%8, 1+int(chunk)%17)
 	})
 }
+
+// skipArray reads past the array data holds, with SkipInts or with Ints
+// (in batches of 3) and Skip for what they leave, and says how it ended:
+// where, and with what error. (Where each call stops may differ: SkipInts
+// also passes over integers too long for an int64, which Ints leaves to
+// Skip.)
+func skipArray(data []byte, chunk int, skipInts bool) string {
+	s := New(&chunks{data, chunk}, 0)
+	var out strings.Builder
+	if k, _, err := s.Token(); err != nil || k != ArrayStart {
+		return fmt.Sprint("no array: ", err)
+	}
+	vals := make([]int64, 0, 3)
+	for {
+		if skipInts {
+			s.SkipInts()
+		} else {
+			for len(s.Ints(vals[:0])) == cap(vals) {
+			}
+		}
+		if !s.More() {
+			break
+		}
+		if err := s.Skip(); err != nil {
+			fmt.Fprintf(&out, "skip: %v at %d", err, s.InputOffset())
+			return out.String()
+		}
+	}
+	k, _, err := s.Token()
+	fmt.Fprintf(&out, "end: %v %v at %d", k, err, s.InputOffset())
+	return out.String()
+}
+
+func checkSkipInts(t *testing.T, data []byte, chunk int) {
+	t.Helper()
+	if got, want := skipArray(data, chunk, true), skipArray(data, chunk, false); got != want {
+		t.Fatalf("%q by %d: SkipInts %s; Ints %s", data, chunk, got, want)
+	}
+}
+
+// TestSkipInts holds SkipInts, which reads a word at a time, to Ints.
+func TestSkipInts(t *testing.T) {
+	defer func(n int) { initialSize = n }(initialSize)
+	long := strings.Repeat(`1,22,333,4444,55555,666666,7777777,88888888,999999999,0,10,`, 3)
+	for _, size := range []int{1, 5, 256 << 10} {
+		initialSize = size
+		for _, c := range []string{
+			`[1,2,3]`, `[]`, `[1,2`, `[1,`, `[1,"a",2]`,
+			`[` + long + `1]`, `[` + long + `1`, `[` + long, `[` + long + `]`,
+			`[` + long + `1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,-1,2]`,
+			`[` + long + strings.Repeat(`9`, 40) + `,1,2,3,4,5,6,7,8,9]`,
+		} {
+			for _, chunk := range []int{1, 3, 100, 1 << 20} {
+				checkSkipInts(t, []byte(c), chunk)
+			}
+		}
+	}
+	initialSize = 256 << 10
+	// Each of these bytes at each place of a long array.
+	for _, c := range []byte("0123456789,-+ ]}\"x.e\x00\x80\xff") {
+		for at := 1; at < 40; at++ {
+			b := []byte(`[` + long + `1]`)
+			b[len(b)/2+at%9-20+at] = c
+			for _, chunk := range []int{3, 1 << 20} {
+				checkSkipInts(t, b, chunk)
+			}
+		}
+	}
+}
+
+func FuzzSkipInts(f *testing.F) {
+	f.Add([]byte(`[1,12,123,1234,12345,123456,1234567,012,,-1,1.5,"x",[1],1]`), uint8(3), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, size, chunk uint8) {
+		defer func(n int) { initialSize = n }(initialSize)
+		initialSize = 1 + int(size)%64
+		checkSkipInts(t, data, 1+int(chunk)%17)
+	})
+}
