@@ -471,3 +471,82 @@ func FuzzSkipInts(f *testing.F) {
 		checkSkipInts(t, data, 1+int(chunk)%17)
 	})
 }
+
+// trace makes the calls ops of a scanner reading data chunk bytes at a
+// time, and says what each gave: tokens, values, members, errors, offsets.
+func trace(data []byte, ops []op, chunk int, whole bool) string {
+	defer func(b bool) { noWhole = b }(noWhole)
+	noWhole = !whole
+	s := New(&chunks{data, chunk}, 0)
+	var out strings.Builder
+	for step := 0; step < 1000; step++ {
+		o := opToken
+		if len(ops) > 0 {
+			o = ops[step%len(ops)] % nOps
+		}
+		var err error
+		switch o {
+		case opMore:
+			fmt.Fprint(&out, s.More())
+		case opSkip:
+			err = s.Skip()
+		case opRaw:
+			var raw []byte
+			raw, err = s.Raw()
+			fmt.Fprintf(&out, "%q", raw)
+		case opRawObject:
+			raw, members, err2 := s.RawObject()
+			fmt.Fprintf(&out, "%q %v", raw, members)
+			err = err2
+		default:
+			k, raw, err2 := s.Token()
+			fmt.Fprintf(&out, "%d %q", k, raw)
+			err = err2
+		}
+		fmt.Fprintf(&out, " %#v at %d\n", err, s.InputOffset())
+		if err != nil {
+			break
+		}
+	}
+	return out.String()
+}
+
+// TestWhole holds whole, which reads a value found whole in the buffer,
+// to value's reading of it token by token: the same calls give the same
+// results, errors and offsets.
+func TestWhole(t *testing.T) {
+	deep := strings.Repeat(`[{"a":`, 70) + `1` + strings.Repeat(`}]`, 70)
+	cases := append(slices.Clone(seeds), deep, deep[:len(deep)-1], `[{"a":[1,{"b":{}},[]],"c":-1.5e3,"d":"x\"y","e":true,"f":null,"g":false}]`,
+		"[ {\"a\" :\t1 ,\n\"b\": [ 2 , 3 ] } , { } , [ ] ]", `[{"a":1}{"b":2}]`, `[{"a":01}]`, `[{"a":1.}]`, `[{"a":tru}]`, `[{"a":"\q"}]`,
+		`[{"a":1,"b":[1,2,]}]`, `[{"a":1,"b":{"c":1,}}]`, `[{"a"}]`, `[{1:2}]`, `[[1,2}]`, `[{"a":1]]`, "[{\"a\":\x01}]", `[{"a":1} ]`,
+		`[[1}2]]`, `[{"a":1]"b":2}]`, `[{"a":1,"b"]2}]`, `[{"a":1:"b":2}]`, `[{"a",1}]`, `[{"a":[1:2]}]`)
+	for _, c := range cases {
+		for _, ops := range [][]op{{opRawObject}, {opRaw}, {opSkip}, {opToken, opRawObject, opMore}, {opToken, opSkip}, {opToken, opRaw, opMore}} {
+			for _, chunk := range []int{5, len(c) + 1} {
+				want := trace([]byte(c), ops, chunk, false)
+				if got := trace([]byte(c), ops, chunk, true); got != want {
+					t.Fatalf("%q, ops %v, chunk %d:\n%s\nwithout whole:\n%s", c, ops, chunk, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzWhole(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s), []byte{0, 4, 1}, uint8(200))
+	}
+	f.Fuzz(func(t *testing.T, data, ops []byte, chunk uint8) {
+		o := make([]op, len(ops))
+		for i, b := range ops {
+			o[i] = op(b)
+		}
+		n := 1 + int(chunk)%17
+		if chunk >= 128 {
+			n = len(data) + 1
+		}
+		if got, want := trace(data, o, n, true), trace(data, o, n, false); got != want {
+			t.Fatalf("%q, ops %v, chunk %d:\n%s\nwithout whole:\n%s", data, o, n, got, want)
+		}
+	})
+}
