@@ -204,22 +204,34 @@ func (e *rawEvent) read(b []byte, members []jsonscan.Member) error {
 	}
 	for _, m := range members {
 		val := b[m.ValStart:m.ValEnd]
-		switch string(jsonscan.UnquoteKey(b[m.KeyStart:m.KeyEnd])) {
-		case "ph":
-			e.ph = val
-		case "name":
-			e.name = val
-		case "pid":
-			e.pid = val
-		case "tid":
-			e.tid = val
-		case "ts":
-			e.ts = val
-		case "dur":
-			e.dur = val
+		// The key as it is written, the usual case, then unescaped: only
+		// a \u escape, 6 bytes, can stand for a letter of the keys read.
+		if key := b[m.KeyStart+1 : m.KeyEnd-1]; !e.set(key, val) && len(key) >= 6 && bytes.IndexByte(key, '\\') >= 0 {
+			e.set(jsonscan.UnquoteKey(b[m.KeyStart:m.KeyEnd]), val)
 		}
 	}
 	return e.p.event(e)
+}
+
+// set takes the value of key when it is one the fold reads.
+func (e *rawEvent) set(key, val []byte) bool {
+	switch string(key) {
+	case "ph":
+		e.ph = val
+	case "name":
+		e.name = val
+	case "pid":
+		e.pid = val
+	case "tid":
+		e.tid = val
+	case "ts":
+		e.ts = val
+	case "dur":
+		e.dur = val
+	default:
+		return false
+	}
+	return true
 }
 
 // event takes one event: a complete event with a duration is held.
