@@ -509,20 +509,29 @@ func (p *parser) readSamples(sc *jsonscan.Scanner) error {
 			p.early = append(p.early, ids...)
 			return nil
 		}
-		for _, id := range ids {
-			// The usual case inline: a node of a dense id, counted.
-			if !p.byTime && uint64(id) < uint64(len(p.dense)) {
-				if i := p.dense[id]; i >= 0 {
-					p.samples++
-					if w := &p.nodes[i].weight; *w != math.MaxUint64 {
+		for len(ids) > 0 {
+			// The usual case inline: nodes of dense ids, counted.
+			k := 0
+			if !p.byTime {
+				dense, nodes := p.dense, p.nodes
+				for _, id := range ids {
+					if uint64(id) >= uint64(len(dense)) || dense[id] < 0 {
+						break
+					}
+					if w := &nodes[dense[id]].weight; *w != math.MaxUint64 {
 						*w++
 					}
-					continue
+					k++
 				}
+				p.samples += k
 			}
-			if err := p.sample(id); err != nil {
-				return err
+			if k < len(ids) {
+				if err := p.sample(ids[k]); err != nil {
+					return err
+				}
+				k++
 			}
+			ids = ids[k:]
 		}
 		return nil
 	})
