@@ -57,8 +57,12 @@ type parser struct {
 	limit   int // the longest event held
 	ev      rawEvent
 	key     []byte
-	stack   []byte
-	open    []open
+	// The thread of the last event, and its pid's and tid's texts
+	// (lastThread -1: none yet).
+	lastThread       int32
+	lastPid, lastTid []byte
+	stack            []byte
+	open             []open
 
 	// Across inputs, for Stats.
 	nEvents, nThreads, noDur, clipped, traces int
@@ -68,6 +72,7 @@ func (p *parser) reset(name string) {
 	p.name = name
 	clear(p.names)
 	clear(p.threads)
+	p.lastThread = -1
 	p.frames = p.frames[:0]
 	for i := range p.events {
 		p.events[i] = p.events[i][:0]
@@ -204,22 +209,34 @@ func (e *rawEvent) read(b []byte, members []jsonscan.Member) error {
 	}
 	for _, m := range members {
 		val := b[m.ValStart:m.ValEnd]
-		switch string(jsonscan.UnquoteKey(b[m.KeyStart:m.KeyEnd])) {
-		case "ph":
-			e.ph = val
-		case "name":
-			e.name = val
-		case "pid":
-			e.pid = val
-		case "tid":
-			e.tid = val
-		case "ts":
-			e.ts = val
-		case "dur":
-			e.dur = val
+		// The key as it is written, the usual case, then unescaped: only
+		// a \u escape, 6 bytes, can stand for a letter of the keys read.
+		if key := b[m.KeyStart+1 : m.KeyEnd-1]; !e.set(key, val) && len(key) >= 6 && bytes.IndexByte(key, '\\') >= 0 {
+			e.set(jsonscan.UnquoteKey(b[m.KeyStart:m.KeyEnd]), val)
 		}
 	}
 	return e.p.event(e)
+}
+
+// set takes the value of key when it is one the fold reads.
+func (e *rawEvent) set(key, val []byte) bool {
+	switch string(key) {
+	case "ph":
+		e.ph = val
+	case "name":
+		e.name = val
+	case "pid":
+		e.pid = val
+	case "tid":
+		e.tid = val
+	case "ts":
+		e.ts = val
+	case "dur":
+		e.dur = val
+	default:
+		return false
+	}
+	return true
 }
 
 // event takes one event: a complete event with a duration is held.
@@ -245,9 +262,26 @@ func (p *parser) event(e *rawEvent) error {
 	if !ok || dur < 0 {
 		return p.malformed(e.off, "a complete event whose \"dur\" is not a number of 0 or more")
 	}
-	p.key = appendID(p.key[:0], e.pid)
+	th := p.lastThread
+	if th < 0 || !bytes.Equal(e.pid, p.lastPid) || !bytes.Equal(e.tid, p.lastTid) {
+		th = p.thread(e.pid, e.tid)
+		// The same texts make the same thread: most events are on the
+		// thread of the one before.
+		p.lastPid = append(p.lastPid[:0], e.pid...)
+		p.lastTid = append(p.lastTid[:0], e.tid...)
+		p.lastThread = th
+	}
+	p.events[th] = append(p.events[th], event{ts: ts, dur: dur, name: p.intern(e.name)})
+	p.nEvents++
+	return nil
+}
+
+// thread returns the index in events of the thread of a pid and tid
+// (JSON texts, nil when absent), a new one the first time.
+func (p *parser) thread(pid, tid []byte) int32 {
+	p.key = appendID(p.key[:0], pid)
 	p.key = append(p.key, 0)
-	p.key = appendID(p.key, e.tid)
+	p.key = appendID(p.key, tid)
 	th, ok := p.threads[string(p.key)]
 	if !ok {
 		th = int32(len(p.events))
@@ -259,9 +293,7 @@ func (p *parser) event(e *rawEvent) error {
 		}
 		p.nThreads++
 	}
-	p.events[th] = append(p.events[th], event{ts: ts, dur: dur, name: p.intern(e.name)})
-	p.nEvents++
-	return nil
+	return th
 }
 
 // intern returns the index of the frame for a name's JSON text.

@@ -261,7 +261,7 @@ func (p *parser) read(sc *jsonscan.Scanner) error {
 			if p.byTime {
 				err = p.readDeltas(sc)
 			} else {
-				err = skipInts(sc, p.batch)
+				err = skipInts(sc)
 			}
 		case "startTime", "endTime":
 			off := sc.InputOffset()
@@ -509,10 +509,29 @@ func (p *parser) readSamples(sc *jsonscan.Scanner) error {
 			p.early = append(p.early, ids...)
 			return nil
 		}
-		for _, id := range ids {
-			if err := p.sample(id); err != nil {
-				return err
+		for len(ids) > 0 {
+			// The usual case inline: nodes of dense ids, counted.
+			k := 0
+			if !p.byTime {
+				dense, nodes := p.dense, p.nodes
+				for _, id := range ids {
+					if uint64(id) >= uint64(len(dense)) || dense[id] < 0 {
+						break
+					}
+					if w := &nodes[dense[id]].weight; *w != math.MaxUint64 {
+						*w++
+					}
+					k++
+				}
+				p.samples += k
 			}
+			if k < len(ids) {
+				if err := p.sample(ids[k]); err != nil {
+					return err
+				}
+				k++
+			}
+			ids = ids[k:]
 		}
 		return nil
 	})
@@ -923,7 +942,7 @@ func frameName(fn, url string, line, col int64) string {
 }
 
 // skipInts is skip for a value that is mostly an array of integers.
-func skipInts(sc *jsonscan.Scanner, batch []int64) error {
+func skipInts(sc *jsonscan.Scanner) error {
 	c, err := sc.BeginValue()
 	if err != nil {
 		return sc.Describe(err, "a value")
@@ -932,18 +951,13 @@ func skipInts(sc *jsonscan.Scanner, batch []int64) error {
 		return sc.Describe(sc.Skip(), "a value")
 	}
 	sc.Token()
-	if cap(batch) == 0 {
-		batch = make([]int64, 0, 4096)
-	}
 	for {
-		vals := sc.Ints(batch[:0])
+		sc.SkipInts()
 		if !sc.More() {
 			break
 		}
-		if len(vals) < cap(vals) {
-			if err := sc.Describe(sc.Skip(), "a value"); err != nil {
-				return err
-			}
+		if err := sc.Describe(sc.Skip(), "a value"); err != nil {
+			return err
 		}
 	}
 	if _, _, err := sc.Token(); err != nil {

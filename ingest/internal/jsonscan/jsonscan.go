@@ -65,6 +65,9 @@ const DefaultLimit = 64 << 20
 // initialSize is the first size of the buffer (a variable for the tests).
 var initialSize = 256 << 10
 
+// noWhole leaves whole out of value, for the tests that compare the two.
+var noWhole = false
+
 // The token states of encoding/json's Decoder.
 const (
 	tokenTopValue = iota
@@ -590,6 +593,64 @@ func digitsValue(w uint64, k int) uint64 {
 	return w & 0x0000ffff0000ffff * (10000<<32 + 1) >> 32
 }
 
+// SkipInts is Ints for an array whose elements are not wanted: it reads
+// on past the elements that are plain integers, keeping nothing, until
+// the array ends or an element is anything else, left unread for Skip
+// (the array's end, for Token).
+func (s *Scanner) SkipInts() {
+	var scratch [16]int64
+	for {
+		s.skipIntWords()
+		if vals := s.Ints(scratch[:0]); len(vals) < cap(vals) {
+			return
+		}
+	}
+}
+
+// skipIntWords passes over the elements that follow the ',' at s.pos
+// while they are digits and commas, a word of 8 bytes at a time: to the
+// last ',' of the words whose elements are each digits without a
+// leading zero. It leaves the rest (a sign, a space, the array's end,
+// the buffer's) for Ints.
+func (s *Scanner) skipIntWords() {
+	b := s.buf[:s.n]
+	i := s.pos
+	if s.state != tokenArrayComma || i >= len(b) || b[i] != ',' {
+		return
+	}
+	last := i
+	// The high bit of byte 0: the byte before the word is a ','; a '0'
+	// that starts an element.
+	comma, zero := uint64(0x80), uint64(0)
+	for p := i + 1; p+8 <= len(b); p += 8 {
+		w := binary.LittleEndian.Uint64(b[p:])
+		d := w ^ (ones * '0') // a digit is a byte 0 to 9, '0' a 0
+		c := w ^ (ones * ',') // a ',' is a 0
+		// The high bit of each byte that is not a digit (from 10 up),
+		// not a ',' (from 1 up), not a '0' (from 1 up): exact, as no
+		// byte carries into the next.
+		notDigit := (d&(ones*0x7f) + ones*0x76 | d) & highs
+		commas := ^(c&(ones*0x7f) + ones*0x7f | c) & highs
+		zeros := ^(d&(ones*0x7f) + ones*0x7f | d) & highs
+		if notDigit&^commas != 0 {
+			break // something else
+		}
+		before := commas<<8 | comma // a ',' before the byte
+		starts := zeros & before    // a '0' starting an element
+		if commas&before != 0 || (starts<<8|zero)&^notDigit != 0 {
+			break // an empty element, or a leading zero
+		}
+		comma, zero = commas>>56, starts>>56
+		if commas != 0 {
+			last = p + (63-bits.LeadingZeros64(commas))>>3
+		}
+	}
+	if last != i {
+		s.pos = last
+		s.back = 0
+	}
+}
+
 // Member is one key and value of an object, as offsets in its text.
 type Member struct {
 	KeyStart, KeyEnd, ValStart, ValEnd int
@@ -643,13 +704,21 @@ func (s *Scanner) value(hold bool) (int, error) {
 		return 0, err
 	}
 	start := s.pos
+	rec := s.recording
+	s.members = s.members[:0]
+	if c := s.buf[start]; (c == '{' || c == '[') && !noWhole {
+		// The usual case: the whole value in the buffer, well formed.
+		if end, ok := s.whole(s.buf[:s.n], start, rec); ok {
+			s.pos = end
+			return start, nil
+		}
+		s.members = s.members[:0]
+	}
 	if hold {
 		s.keep = start
 	}
 	defer func() { s.keep = -1 }()
 	nest := s.nest[:0]
-	rec := s.recording
-	s.members = s.members[:0]
 	const (
 		stValue = iota
 		stValueOrClose
@@ -829,6 +898,164 @@ func (s *Scanner) value(hold bool) (int, error) {
 			}
 		}
 	}
+}
+
+// whole scans the object or array at b[start] as value does, when it
+// ends in b, is well formed and nests at most 64 deep: the index after
+// it, and with rec the members of an object. ok is false for anything
+// else (the buffer's end, text that is not JSON), which value then
+// reads from its start, and so says what it is.
+func (s *Scanner) whole(b []byte, start int, rec bool) (end int, ok bool) {
+	if rec && b[start] == '{' {
+		return wholeObject(b, start, 0, &s.members, start)
+	}
+	return wholeValue(b, start, 0)
+}
+
+// wholeValue scans the value at b[j], at depth containers down, for
+// whole: the index after it.
+func wholeValue(b []byte, j, depth int) (int, bool) {
+	if j >= len(b) {
+		return 0, false
+	}
+	var ps int
+	switch c := b[j]; {
+	case c == '"':
+		return stringEnd(b, j)
+	case c == '{':
+		return wholeObject(b, j, depth, nil, 0)
+	case c == '[':
+		return wholeArray(b, j, depth)
+	case c >= '1' && c <= '9':
+		k := j + 1
+		for k < len(b) && isDigit(b[k]) {
+			k++
+		}
+		if k < len(b) && (b[k] == ',' || b[k] == '}' || b[k] == ']') {
+			return k, true // an integer, the usual case
+		}
+		j, ps, _ = scanNumber(b, j, false)
+	case c == '-' || c == '0':
+		j, ps, _ = scanNumber(b, j, false)
+	case c == 't' || c == 'f' || c == 'n':
+		j, ps, _ = scanLiteral(b, j, false)
+	default:
+		return 0, false
+	}
+	return j, ps == done
+}
+
+// wholeObject scans the object at b[j] (a '{') for whole, appending its
+// members to members, when not nil, as offsets from base.
+func wholeObject(b []byte, j, depth int, members *[]Member, base int) (int, bool) {
+	if depth == 64 {
+		return 0, false
+	}
+	j = spaces(b, j+1)
+	if j < len(b) && b[j] == '}' {
+		return j + 1, true
+	}
+	for {
+		ks := j
+		if j >= len(b) || b[j] != '"' {
+			return 0, false
+		}
+		var ok bool
+		j, ok = stringEnd(b, j)
+		if !ok {
+			return 0, false
+		}
+		ke := j
+		if j < len(b) && b[j] != ':' {
+			j = spaces(b, j)
+		}
+		if j >= len(b) || b[j] != ':' {
+			return 0, false
+		}
+		j = spaces(b, j+1)
+		vs := j
+		if j < len(b) && b[j] == '"' {
+			j, ok = stringEnd(b, j)
+		} else {
+			j, ok = wholeValue(b, j, depth+1)
+		}
+		if !ok {
+			return 0, false
+		}
+		if members != nil {
+			*members = append(*members, Member{ks - base, ke - base, vs - base, j - base})
+		}
+		if j < len(b) && b[j] <= ' ' {
+			j = spaces(b, j)
+		}
+		if j >= len(b) {
+			return 0, false
+		}
+		switch b[j] {
+		case ',':
+			j = spaces(b, j+1)
+		case '}':
+			return j + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// wholeArray scans the array at b[j] (a '[') for whole.
+func wholeArray(b []byte, j, depth int) (int, bool) {
+	if depth == 64 {
+		return 0, false
+	}
+	j = spaces(b, j+1)
+	if j < len(b) && b[j] == ']' {
+		return j + 1, true
+	}
+	for {
+		var ok bool
+		if j, ok = wholeValue(b, j, depth+1); !ok {
+			return 0, false
+		}
+		if j < len(b) && b[j] <= ' ' {
+			j = spaces(b, j)
+		}
+		if j >= len(b) {
+			return 0, false
+		}
+		switch b[j] {
+		case ',':
+			j = spaces(b, j+1)
+		case ']':
+			return j + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// spaces returns the index of the first byte from b[j] on that is not a
+// space.
+func spaces(b []byte, j int) int {
+	for j < len(b) && isSpace(b[j]) {
+		j++
+	}
+	return j
+}
+
+// stringEnd scans the string at b[j] (a '"') for whole: the index after
+// it.
+func stringEnd(b []byte, j int) (int, bool) {
+	for k := j + 1; k+8 <= len(b); k += 8 {
+		if m := specials(binary.LittleEndian.Uint64(b[k:])); m != 0 {
+			k += bits.TrailingZeros64(m) >> 3
+			if b[k] == '"' {
+				return k + 1, true
+			}
+			break // an escape, or a control character
+		}
+	}
+	end, ps, _ := scanString(b, j, false)
+	return end, ps == done
 }
 
 // plainEnd reports whether b starts with at most 18 digits and then ',',

@@ -493,3 +493,160 @@ func BenchmarkInts(b *testing.B) {
 		}
 	}
 }
+
+// skipArray reads past the array data holds, with SkipInts or with Ints
+// (in batches of 3) and Skip for what they leave, and says how it ended:
+// where, and with what error. (Where each call stops may differ: SkipInts
+// also passes over integers too long for an int64, which Ints leaves to
+// Skip.)
+func skipArray(data []byte, chunk int, skipInts bool) string {
+	s := New(&chunks{data, chunk}, 0)
+	var out strings.Builder
+	if k, _, err := s.Token(); err != nil || k != ArrayStart {
+		return fmt.Sprint("no array: ", err)
+	}
+	vals := make([]int64, 0, 3)
+	for {
+		if skipInts {
+			s.SkipInts()
+		} else {
+			for len(s.Ints(vals[:0])) == cap(vals) {
+			}
+		}
+		if !s.More() {
+			break
+		}
+		if err := s.Skip(); err != nil {
+			fmt.Fprintf(&out, "skip: %v at %d", err, s.InputOffset())
+			return out.String()
+		}
+	}
+	k, _, err := s.Token()
+	fmt.Fprintf(&out, "end: %v %v at %d", k, err, s.InputOffset())
+	return out.String()
+}
+
+func checkSkipInts(t *testing.T, data []byte, chunk int) {
+	t.Helper()
+	if got, want := skipArray(data, chunk, true), skipArray(data, chunk, false); got != want {
+		t.Fatalf("%q by %d: SkipInts %s; Ints %s", data, chunk, got, want)
+	}
+}
+
+// TestSkipInts holds SkipInts, which reads a word at a time, to Ints.
+func TestSkipInts(t *testing.T) {
+	defer func(n int) { initialSize = n }(initialSize)
+	long := strings.Repeat(`1,22,333,4444,55555,666666,7777777,88888888,999999999,0,10,`, 3)
+	for _, size := range []int{1, 5, 256 << 10} {
+		initialSize = size
+		for _, c := range []string{
+			`[1,2,3]`, `[]`, `[1,2`, `[1,`, `[1,"a",2]`,
+			`[` + long + `1]`, `[` + long + `1`, `[` + long, `[` + long + `]`,
+			`[` + long + `1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,-1,2]`,
+			`[` + long + strings.Repeat(`9`, 40) + `,1,2,3,4,5,6,7,8,9]`,
+		} {
+			for _, chunk := range []int{1, 3, 100, 1 << 20} {
+				checkSkipInts(t, []byte(c), chunk)
+			}
+		}
+	}
+	initialSize = 256 << 10
+	// Each of these bytes at each place of a long array.
+	for _, c := range []byte("0123456789,-+ ]}\"x.e\x00\x80\xff") {
+		for at := 1; at < 40; at++ {
+			b := []byte(`[` + long + `1]`)
+			b[len(b)/2+at%9-20+at] = c
+			for _, chunk := range []int{3, 1 << 20} {
+				checkSkipInts(t, b, chunk)
+			}
+		}
+	}
+}
+
+func FuzzSkipInts(f *testing.F) {
+	f.Add([]byte(`[1,12,123,1234,12345,123456,1234567,012,,-1,1.5,"x",[1],1]`), uint8(3), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, size, chunk uint8) {
+		defer func(n int) { initialSize = n }(initialSize)
+		initialSize = 1 + int(size)%64
+		checkSkipInts(t, data, 1+int(chunk)%17)
+	})
+}
+
+// trace makes the calls ops of a scanner reading data chunk bytes at a
+// time, and says what each gave: tokens, values, members, errors, offsets.
+func trace(data []byte, ops []op, chunk int, whole bool) string {
+	defer func(b bool) { noWhole = b }(noWhole)
+	noWhole = !whole
+	s := New(&chunks{data, chunk}, 0)
+	var out strings.Builder
+	for step := 0; step < 1000; step++ {
+		o := opToken
+		if len(ops) > 0 {
+			o = ops[step%len(ops)] % nOps
+		}
+		var err error
+		switch o {
+		case opMore:
+			fmt.Fprint(&out, s.More())
+		case opSkip:
+			err = s.Skip()
+		case opRaw:
+			var raw []byte
+			raw, err = s.Raw()
+			fmt.Fprintf(&out, "%q", raw)
+		case opRawObject:
+			raw, members, err2 := s.RawObject()
+			fmt.Fprintf(&out, "%q %v", raw, members)
+			err = err2
+		default:
+			k, raw, err2 := s.Token()
+			fmt.Fprintf(&out, "%d %q", k, raw)
+			err = err2
+		}
+		fmt.Fprintf(&out, " %#v at %d\n", err, s.InputOffset())
+		if err != nil {
+			break
+		}
+	}
+	return out.String()
+}
+
+// TestWhole holds whole, which reads a value found whole in the buffer,
+// to value's reading of it token by token: the same calls give the same
+// results, errors and offsets.
+func TestWhole(t *testing.T) {
+	deep := strings.Repeat(`[{"a":`, 70) + `1` + strings.Repeat(`}]`, 70)
+	cases := append(slices.Clone(seeds), deep, deep[:len(deep)-1], `[{"a":[1,{"b":{}},[]],"c":-1.5e3,"d":"x\"y","e":true,"f":null,"g":false}]`,
+		"[ {\"a\" :\t1 ,\n\"b\": [ 2 , 3 ] } , { } , [ ] ]", `[{"a":1}{"b":2}]`, `[{"a":01}]`, `[{"a":1.}]`, `[{"a":tru}]`, `[{"a":"\q"}]`,
+		`[{"a":1,"b":[1,2,]}]`, `[{"a":1,"b":{"c":1,}}]`, `[{"a"}]`, `[{1:2}]`, `[[1,2}]`, `[{"a":1]]`, "[{\"a\":\x01}]", `[{"a":1} ]`,
+		`[[1}2]]`, `[{"a":1]"b":2}]`, `[{"a":1,"b"]2}]`, `[{"a":1:"b":2}]`, `[{"a",1}]`, `[{"a":[1:2]}]`)
+	for _, c := range cases {
+		for _, ops := range [][]op{{opRawObject}, {opRaw}, {opSkip}, {opToken, opRawObject, opMore}, {opToken, opSkip}, {opToken, opRaw, opMore}} {
+			for _, chunk := range []int{5, len(c) + 1} {
+				want := trace([]byte(c), ops, chunk, false)
+				if got := trace([]byte(c), ops, chunk, true); got != want {
+					t.Fatalf("%q, ops %v, chunk %d:\n%s\nwithout whole:\n%s", c, ops, chunk, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzWhole(f *testing.F) {
+	for _, s := range seeds {
+		f.Add([]byte(s), []byte{0, 4, 1}, uint8(200))
+	}
+	f.Fuzz(func(t *testing.T, data, ops []byte, chunk uint8) {
+		o := make([]op, len(ops))
+		for i, b := range ops {
+			o[i] = op(b)
+		}
+		n := 1 + int(chunk)%17
+		if chunk >= 128 {
+			n = len(data) + 1
+		}
+		if got, want := trace(data, o, n, true), trace(data, o, n, false); got != want {
+			t.Fatalf("%q, ops %v, chunk %d:\n%s\nwithout whole:\n%s", data, o, n, got, want)
+		}
+	})
+}
