@@ -153,11 +153,12 @@ func TestZshAndFishCompletion(t *testing.T) {
 			t.Errorf("zsh completion lacks %q:\n%s", want, zsh)
 		}
 	}
-	if z, err := exec.LookPath("zsh"); err == nil {
+	t.Run("zsh -n", func(t *testing.T) {
+		z := testenv.NeedTool(t, "the zsh completion's syntax check; Debian package zsh", "zsh")
 		if out, err := exec.Command(z, "-n", "-c", zsh).CombinedOutput(); err != nil {
 			t.Errorf("zsh -n: %v\n%s", err, out)
 		}
-	}
+	})
 	fish, _, st := generate(t, "--generate-completion", "fish")
 	for _, want := range []string{"complete -c pdemo -l output -s o -r -F -d 'write the result to FILE (- is stdout)'\n",
 		"complete -c pdemo -l reverse -d 'reverse the stacks'\n", `-d 'heading TEXT (it\'s quoted: \'x\')'`} {
@@ -165,6 +166,17 @@ func TestZshAndFishCompletion(t *testing.T) {
 			t.Errorf("fish completion lacks %q:\n%s", want, fish)
 		}
 	}
+	t.Run("fish -n", func(t *testing.T) {
+		f := testenv.NeedTool(t, "the fish completion's syntax check; Debian package fish", "fish")
+		// fish -n -c exits 0 on a syntax error (fish 3.6); -n FILE does not.
+		file := filepath.Join(t.TempDir(), "pdemo.fish")
+		if err := os.WriteFile(file, []byte(fish), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(f, "-n", file).CombinedOutput(); err != nil {
+			t.Errorf("fish -n: %v\n%s", err, out)
+		}
+	})
 }
 
 // TestGenDocsScript runs scripts/gen-docs, which builds every binary of
