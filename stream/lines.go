@@ -12,11 +12,23 @@ import (
 // skips malformed lines silently: it is a first pass, and the pass that
 // follows reports them. An uncompressed regular file is mapped instead of
 // read (see mapLines), so the stack passed to fn is valid only during the
-// call. An error from fn ends the reading and is returned.
-func EachStack(name string, fn func(stack []byte, c fold.Count, name string, line int) error) error {
-	ok, err := mapLines(name, foldedLines(displayName(name), fn))
+// call. An error from fn ends the reading and is returned. The bytes and
+// stacks read are counted in prog, when not nil.
+func EachStack(name string, prog *Progress, fn func(stack []byte, c fold.Count, name string, line int) error) error {
+	var stacks int64 // read in the current window
+	lines := foldedLines(displayName(name), func(stack []byte, c fold.Count, name string, line int) error {
+		stacks++
+		return fn(stack, c, name, line)
+	})
+	ok, err := mapLines(name, func(data []byte) (bool, error) {
+		done, err := lines(data)
+		prog.addBytes(int64(len(data)))
+		prog.addStacks(stacks)
+		stacks = 0
+		return done, err
+	})
 	if !ok {
-		err = readFoldedLines(name, fn)
+		err = readFoldedLines(name, prog, fn)
 	}
 	return err
 }
@@ -51,10 +63,11 @@ func foldedLines(name string, take func(stack []byte, c fold.Count, name string,
 }
 
 // readFoldedLines is foldedLines of an input read instead of mapped.
-func readFoldedLines(name string, take func(stack []byte, c fold.Count, name string, line int) error) error {
+func readFoldedLines(name string, prog *Progress, take func(stack []byte, c fold.Count, name string, line int) error) error {
 	r := NewReader([]string{name})
 	defer r.Close()
 	fr := NewFoldedReader(r, NewDiag(io.Discard, false))
+	fr.CountInto(prog)
 	for fr.Next() {
 		if err := take(fr.Stack(), fr.Count(), fr.Name(), fr.Line()); err != nil {
 			return err

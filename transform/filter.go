@@ -20,6 +20,18 @@ type FilterOptions struct {
 	// Names are the inputs fr reads, when the caller knows them; when
 	// they are regular files, Filter may read them a second time.
 	Names []string
+	// Progress, when not nil, is called at the start of each pass over
+	// Names when Filter reads them twice, with what the pass does ("" for
+	// the last), and returns the stream.Progress of its progress line,
+	// or nil (cmdutil.ProgressPass).
+	Progress func(phase string) *stream.Progress
+}
+
+func (o FilterOptions) pass(phase string) *stream.Progress {
+	if o.Progress == nil {
+		return nil
+	}
+	return o.Progress(phase)
 }
 
 // StageStats count what one transform dropped.
@@ -52,10 +64,15 @@ type FilterStats struct {
 func Filter(fr *stream.FoldedReader, ts []Transform, opt FilterOptions, emit func(stack []byte, c fold.Count) error) (FilterStats, error) {
 	p := planFilter(ts, opt)
 	if p.first >= 0 && canReadTwice(fr, ts[:p.first], opt.Names) {
-		st, err := filterSorted(fr, ts, opt.Names, p, emit)
+		st, err := filterSorted(fr, ts, opt, p, emit)
 		if err != errNotSorted {
 			return st, err
 		}
+	}
+	if fr.Lines == 0 {
+		// A line of its own for the one pass, which counts the stacks
+		// too.
+		fr.CountInto(opt.pass(""))
 	}
 	st, ch := newChain(ts, p, emit, false)
 	defer ch.close()
@@ -205,7 +222,7 @@ func canReadTwice(fr *stream.FoldedReader, before []Transform, names []string) b
 // emitted nothing, when the marked stacks are out of order, a count is
 // a decimal (whose sums depend on the order of addition), or the first
 // giveUpAfter stacks were all rewritten: Filter then aggregates as usual.
-func filterSorted(fr *stream.FoldedReader, ts []Transform, names []string, p filterPlan, emit func([]byte, fold.Count) error) (FilterStats, error) {
+func filterSorted(fr *stream.FoldedReader, ts []Transform, opt FilterOptions, p filterPlan, emit func([]byte, fold.Count) error) (FilterStats, error) {
 	st, ch := newChain(ts, p, emit, true)
 	defer ch.close()
 	split := ch.split
@@ -235,11 +252,13 @@ func filterSorted(fr *stream.FoldedReader, ts []Transform, names []string, p fil
 	}
 	// Malformed lines are skipped here and reported by the second pass,
 	// through fr.
-	for _, name := range names {
-		if err := stream.EachStack(name, take); err != nil {
+	prog := opt.pass("first pass")
+	for _, name := range opt.Names {
+		if err := stream.EachStack(name, prog, take); err != nil {
 			return *st, err
 		}
 	}
+	fr.CountInto(opt.pass(""))
 	a := split.agg
 	unchanged := &markedStacks{fr: fr, marks: split.marks, unique: !split.repeats}
 	rewritten := a.Sorted()

@@ -68,7 +68,8 @@ func run(c *cli.Context, args []transformArg) error {
 		in = cmdutil.Input(c)
 		defer in.Close()
 		var err error
-		st, err = transform.Filter(stream.NewFoldedReader(in, diag), ts, transform.FilterOptions{Agg: agg, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice()}, emit)
+		st, err = transform.Filter(stream.NewFoldedReader(in, diag), ts, transform.FilterOptions{Agg: agg, NoMerge: c.Bool("no-merge"), Names: c.Args().Slice(),
+			Progress: func(phase string) *stream.Progress { return cmdutil.ProgressPass(c, phase, c.Args().Slice()) }}, emit)
 		return err
 	})
 	if err != nil {

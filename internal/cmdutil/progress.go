@@ -168,7 +168,9 @@ func (l *progressLine) draw(raw, data, stacks int64) {
 		if l.total > 0 {
 			pct = 100 * float64(raw) / float64(l.total)
 		}
-		if raw != data {
+		// Compressed input expands; a plain one's data may lag its raw
+		// bytes for a moment, counted at different places.
+		if data > raw {
 			text += fmt.Sprintf(" (%s of %s compressed, %.0f%%)", humanBytes(raw), humanBytes(l.total), pct)
 		} else {
 			text += fmt.Sprintf(" of %s, %.0f%%", humanBytes(l.total), pct)

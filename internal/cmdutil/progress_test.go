@@ -301,3 +301,20 @@ func TestProgressFinishedStacks(t *testing.T) {
 		t.Errorf("want the line at 100%% with no stack, then with all ten:\n%q", out)
 	}
 }
+
+// TestProgressCompressedLabel: the line says "compressed" only where the
+// data outgrows the bytes read, as decompression makes it; a plain
+// input's data, counted a moment after its bytes, does not make it so.
+func TestProgressCompressedLabel(t *testing.T) {
+	for _, tc := range []struct {
+		raw, data  int64
+		compressed bool
+	}{{100 << 20, 100 << 20, false}, {100 << 20, 99 << 20, false}, {10 << 20, 40 << 20, true}} {
+		var buf strings.Builder
+		l := &progressLine{w: &buf, name: "pfilter", total: 200 << 20, start: time.Now()}
+		l.draw(tc.raw, tc.data, 0)
+		if got := strings.Contains(buf.String(), "compressed"); got != tc.compressed {
+			t.Errorf("raw %d, data %d: %q", tc.raw, tc.data, buf.String())
+		}
+	}
+}
