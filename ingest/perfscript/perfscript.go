@@ -146,7 +146,8 @@ type Parser struct {
 	leafPC     []byte // the fields of the leaf leafKey last took
 	leafSym    []byte // (the symbol without its offset)
 	leafMod    []byte
-	lastMod    []byte // the last leaf's "(module)", a copy
+	modMemo    [1 << modMemoBits]modMemo // leaves' modules seen
+	leafMemo   *modMemo                  // the module of the leaf leafKey last took, if k2 is it
 
 	runLines  [][]byte // frameRun's scratch
 	runKeys   [][]byte
