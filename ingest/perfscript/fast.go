@@ -339,10 +339,17 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 				return nil, 0, false, err
 			}
 		}
-		hm := maphash.Bytes(lineSeed, k2)
-		m := p.mods.lookup(hm, k2, nil)
-		if m < 0 {
-			m = p.mods.insert(hm, k2, nil, nil, 0, 0, 0)
+		var m int32
+		if e := p.leafMemo; e != nil && e.id > 0 {
+			m = e.id - 1 // k2 is its module
+		} else {
+			hm := maphash.Bytes(lineSeed, k2)
+			if m = p.mods.lookup(hm, k2, nil); m < 0 {
+				m = p.mods.insert(hm, k2, nil, nil, 0, 0, 0)
+			}
+			if e != nil {
+				e.id = m + 1
+			}
 		}
 		h := maphash.Bytes(lineSeed, k1) ^ uint64(m)*0x9e3779b97f4a7c15 ^ uint64(b)*0xc2b2ae3d27d4eb4f
 		if r = p.samples.lookup(h, b, m, k1); r < 0 {
@@ -541,12 +548,22 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	}
 	p.leafPC = t[:i]
 	// The module: the last top-level parenthesised group, after a space.
-	// Most often the last leaf's: its bytes end the line, and the scan
-	// below would stop where they start, whatever came before.
+	// Most often one seen before, found by the line's last 8 bytes: its
+	// bytes end the line, and the scan below would stop where they
+	// start, whatever came before.
 	j, mod := len(t), false
-	if n := len(p.lastMod); n > 0 && n < len(t) && t[len(t)-n-1] == ' ' && bytes.Equal(t[len(t)-n:], p.lastMod) {
-		j, mod = len(t)-n, true
-	} else if t[j-1] == ')' {
+	p.leafMemo = nil
+	var memo *modMemo
+	var tail uint64
+	if len(t) >= 8 {
+		tail = binary.LittleEndian.Uint64(t[len(t)-8:])
+		memo = &p.modMemo[tail*0x9e3779b97f4a7c15>>(64-modMemoBits)]
+		if n := len(memo.mod); memo.tail == tail && n > 0 && n < len(t) && t[len(t)-n-1] == ' ' && bytes.Equal(t[len(t)-n:], memo.mod) {
+			j, mod = len(t)-n, true
+			p.leafMemo = memo
+		}
+	}
+	if !mod && t[j-1] == ')' {
 		depth := 0
 		for m := len(t) - 1; m >= 0; m-- {
 			switch t[m] {
@@ -567,7 +584,10 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	if mod {
 		k2 = t[j:]
 		p.leafMod = t[j+1 : len(t)-1]
-		p.lastMod = append(p.lastMod[:0], k2...)
+		if p.leafMemo == nil && memo != nil && j > 0 && t[j-1] == ' ' {
+			memo.tail, memo.mod, memo.id = tail, append(memo.mod[:0], k2...), 0
+			p.leafMemo = memo
+		}
 	}
 	a, e := i, j
 	for a < e && (t[a] == ' ' || t[a] == '\t') {
@@ -595,9 +615,23 @@ func (p *Parser) leafKey(line []byte) (k1, k2 []byte, ok bool) {
 	}
 	p.leafSym = k1
 	if p.opt.Addrs || p.opt.Kernel && !mod {
+		p.leafMemo = nil
 		return t, nil, true
 	}
 	return k1, k2, true
+}
+
+// modMemoBits sizes the table of leaves' modules seen, by the last 8
+// bytes of the lines they ended.
+const modMemoBits = 6
+
+// modMemo is a leaf's module seen before: "(module)", a copy, the last
+// 8 bytes of the line it ended, and its entry in the modules cache + 1
+// (0 until sample looks it up, and again when the cache empties).
+type modMemo struct {
+	tail uint64
+	mod  []byte
+	id   int32
 }
 
 var spaceSym = []byte{' '}

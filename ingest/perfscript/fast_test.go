@@ -198,3 +198,119 @@ func TestChunkLinesNumbered(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickHeader: quickHeader's one pass reads a header as tokenHeader
+// does, or leaves it to tokenHeader having changed nothing, on lines
+// made of the fields a header has, in and out of order, with every
+// option that changes how a header is read.
+func TestQuickHeader(t *testing.T) {
+	fields := [][]string{
+		{"app", "Web Content", "a\tb", "a process name long enough for the line to pass 64 bytes", "PERF_RECORD_COMM", "java", "x\ry", "12", "[001]", "1.5:"}, // names
+		{"123", "12/34", "-1", "1/-1", "x/1", "1/", "/1", "1.0", "--1"},                                                                                       // pid/tid
+		{"[001]", "[]", "[x]", "[12", "[1]x"},                                                        // cpu
+		{"66604.000888:", "1.0:", "1:", ".5:", "1.:", "1.2.3:", "1.0"},                               // time
+		{"1001001", "0", "99999999999999999999999", "1.5", "00", "18446744073709551616", "1e3"},      // period
+		{"cpu-clock:", "cycles:u:", ":", "PERF_RECORD_MMAP:", "x:", "cycles", "cpu-clock:u:"},        // event
+		{"ffff main (/bin/x)", "a=1 b=2", "7f0a", "(m)", "ffff f(int) (m)", "PERF_RECORD_X", "1.0:"}, // after
+	}
+	seps := []string{" ", "\t", "  ", " \t"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var lines []string
+	for range 30000 {
+		var b strings.Builder
+		for f, choices := range fields {
+			// Each field mostly present and in place (what follows the
+			// event mostly not); sometimes left out, sometimes another
+			// field's value.
+			switch r := rng.IntN(10); {
+			case f > 0 && r < 3, f == len(fields)-1 && r < 8:
+				continue
+			case r == 3:
+				choices = fields[rng.IntN(len(fields))]
+			}
+			if b.Len() > 0 || rng.IntN(20) == 0 {
+				b.WriteString(seps[rng.IntN(len(seps))])
+			}
+			b.WriteString(choices[rng.IntN(len(choices))])
+		}
+		b.WriteString([]string{"", " ", "\r", " \t"}[rng.IntN(4)])
+		lines = append(lines, b.String())
+	}
+	opts := []Options{{}, {PID: true}, {TID: true}, {Samples: true}, {EventFilter: "cycles"}, {EventFilter: "cpu-clock"}}
+	for _, opt := range opts {
+		type run struct {
+			p    *Parser
+			out  strings.Builder
+			warn strings.Builder
+		}
+		var a, b run
+		for _, r := range []*run{&a, &b} {
+			o := opt
+			o.Warn = &r.warn
+			r.p = New(o, func(s []byte, c fold.Count) error {
+				fmt.Fprintf(&r.out, "%s %v\n", s, c)
+				return nil
+			}, stream.NewDiag(&r.out, false))
+		}
+		state := func(p *Parser) string {
+			return fmt.Sprintf("in=%v skip=%v named=%v fresh=%v pname=%q weight=%v stats=%+v events=%q %v last=%d %v",
+				p.inSample, p.skip, p.hasName, p.fresh, p.pname, p.weight, p.stats, p.events, p.eventCounts, p.lastEvent, p.lastKept)
+		}
+		quick := 0
+		for _, l := range lines {
+			line := bytes.TrimRight([]byte(l), " \t\r")
+			a.p.End()
+			b.p.End()
+			before := state(a.p)
+			if a.p.quickHeader(line) {
+				quick++
+			} else {
+				if state(a.p) != before {
+					t.Fatalf("%+v: quickHeader(%q) declined but changed the parser:\n%s\n%s", opt, l, before, state(a.p))
+				}
+				a.p.tokenHeader("", 1, line)
+			}
+			b.p.tokenHeader("", 1, line)
+			if sa, sb := state(a.p), state(b.p); sa != sb {
+				t.Fatalf("%+v: header %q:\nquick %s\ntoken %s", opt, l, sa, sb)
+			}
+		}
+		a.p.End()
+		b.p.End()
+		if a.out.String() != b.out.String() || a.warn.String() != b.warn.String() {
+			t.Fatalf("%+v: outputs differ:\n%s", opt, stacktest.FirstDiff(a.out.String()+a.warn.String(), b.out.String()+b.warn.String()))
+		}
+		if quick < len(lines)/20 {
+			t.Fatalf("%+v: quickHeader read %d lines of %d", opt, quick, len(lines))
+		}
+	}
+}
+
+// TestByteMasks: the masks quickHeader reads a line by, made eight bytes
+// at a time, are those of a loop over the bytes, on lines of every
+// length up to 64 of bytes around the ones they find, whether the
+// line's array goes on past its end (with bytes of every kind) or not.
+func TestByteMasks(t *testing.T) {
+	alphabet := []byte{' ', '\t', '0', '9', '/', ':', '\n', '\r', 0, 0x7f, 0x80, 0xa0, 0xb0, 0xb9, 0x89, 0xff, 'a', '.', '[', '\x1f', '\x21'}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 200000 {
+		n := rng.IntN(65)
+		line := make([]byte, n+rng.IntN(2)*rng.IntN(9))
+		for i := range line {
+			line[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		line = line[:n]
+		var sep, digit uint64
+		for i := range 64 {
+			switch {
+			case i >= len(line) || line[i] == ' ' || line[i] == '\t':
+				sep |= 1 << i
+			case line[i] >= '0' && line[i] <= '9':
+				digit |= 1 << i
+			}
+		}
+		if s, d := byteMasks(line); s != sep || d != digit {
+			t.Fatalf("byteMasks(%q) = %064b %064b, want %064b %064b", line, s, d, sep, digit)
+		}
+	}
+}

@@ -212,6 +212,9 @@ func (p *Parser) resetCache() error {
 	p.blocks.reset()
 	p.prefixes.reset()
 	p.mods.reset()
+	for i := range p.modMemo {
+		p.modMemo[i].id = 0
+	}
 	p.guesses = [len(p.guesses)]blockGuess{}
 	return nil
 }

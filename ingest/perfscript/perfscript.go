@@ -146,7 +146,8 @@ type Parser struct {
 	leafPC     []byte // the fields of the leaf leafKey last took
 	leafSym    []byte // (the symbol without its offset)
 	leafMod    []byte
-	lastMod    []byte // the last leaf's "(module)", a copy
+	modMemo    [1 << modMemoBits]modMemo // leaves' modules seen
+	leafMemo   *modMemo                  // the module of the leaf leafKey last took, if k2 is it
 
 	runLines  [][]byte // frameRun's scratch
 	runKeys   [][]byte
@@ -489,6 +490,15 @@ func (p *Parser) header(name string, lineNo int, line []byte) error {
 	for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t' || line[len(line)-1] == '\r') {
 		line = line[:len(line)-1]
 	}
+	if p.quickHeader(line) {
+		return nil
+	}
+	return p.tokenHeader(name, lineNo, line)
+}
+
+// tokenHeader is header for any line, trimmed at the end: it splits the
+// line into tokens, then reads them.
+func (p *Parser) tokenHeader(name string, lineNo int, line []byte) error {
 	t := p.tokens(line)
 	tok := func(i int) []byte { return line[t[i][0]:t[i][1]] }
 
@@ -539,30 +549,11 @@ func (p *Parser) header(name string, lineNo int, line []byte) error {
 		return p.malformed(name, lineNo, line, "not a perf script sample header")
 	}
 
-	p.begin()
-	p.hasName = true
-	p.fresh = true
-	comm := line[t[0][0]:t[commEnd-1][1]]
-	p.pname = appendComm(p.pname[:0], comm)
-	if p.opt.PID || p.opt.TID {
-		pid, tid := []byte("?"), []byte("?")
-		if pidIdx >= 0 {
-			var slash bool
-			pid, tid, slash = bytes.Cut(tok(pidIdx), []byte{'/'})
-			if !slash {
-				pid, tid = []byte("?"), pid
-			}
-		}
-		if pid[0] == '?' {
-			p.noteNoPID()
-		}
-		p.pname = append(p.pname, '-')
-		p.pname = append(p.pname, pid...)
-		if p.opt.TID {
-			p.pname = append(p.pname, '/')
-			p.pname = append(p.pname, tid...)
-		}
+	var pidTid []byte
+	if pidIdx >= 0 {
+		pidTid = tok(pidIdx)
 	}
+	p.named(line[t[0][0]:t[commEnd-1][1]], pidTid)
 
 	i := commEnd
 	if i == pidIdx {
@@ -602,6 +593,34 @@ func (p *Parser) header(name string, lineNo int, line []byte) error {
 		}
 	}
 	return nil
+}
+
+// named begins a sample named comm, pidTid being its pid/tid field (nil
+// when it has none).
+func (p *Parser) named(comm, pidTid []byte) {
+	p.begin()
+	p.hasName = true
+	p.fresh = true
+	p.pname = appendComm(p.pname[:0], comm)
+	if p.opt.PID || p.opt.TID {
+		pid, tid := []byte("?"), []byte("?")
+		if pidTid != nil {
+			var slash bool
+			pid, tid, slash = bytes.Cut(pidTid, []byte{'/'})
+			if !slash {
+				pid, tid = []byte("?"), pid
+			}
+		}
+		if pid[0] == '?' {
+			p.noteNoPID()
+		}
+		p.pname = append(p.pname, '-')
+		p.pname = append(p.pname, pid...)
+		if p.opt.TID {
+			p.pname = append(p.pname, '/')
+			p.pname = append(p.pname, tid...)
+		}
+	}
 }
 
 // appendComm appends the process name with its spaces made '_', as the
