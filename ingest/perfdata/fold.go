@@ -54,6 +54,7 @@ type folder struct {
 	toks     []tokRef
 	tokText  []byte
 	tokOf    map[string]int32
+	semiTok  bool // some token holds a ';' (sortStacks then compares texts)
 
 	// The stacks of one flush: name and fids, leaf first → count.
 	stacks sums
@@ -67,6 +68,10 @@ type folder struct {
 	order     []int32
 	merged    []int32
 	scratch   [2][]byte // compareSeqs's
+	digits    []uint64  // sortSeqs's
+	kinds     []uint64  // sortSeqs's
+	runEnds   []int     // sortSeqs's
+	subRuns   [][2]int  // sortSeqs's
 }
 
 type hdrKey struct {
@@ -112,6 +117,7 @@ func (f *folder) begin(rp *replay) {
 	f.frames, f.fidFlags, f.fidToks, f.fidOf = f.frames[:0], f.fidFlags[:0], f.fidToks[:0], map[nameKey]int32{}
 	f.siteFid = [2][]int32{f.siteFid[0][:0], f.siteFid[1][:0]}
 	f.nameTok, f.toks, f.tokText, f.tokOf = f.nameTok[:0], f.toks[:0], f.tokText[:0], map[string]int32{}
+	f.semiTok = false
 	f.recs, f.recsLen = f.recs[:0], 0
 	f.resolved = 0
 }
@@ -379,6 +385,10 @@ func (f *folder) flushing(last bool) error {
 // sortStacks sorts the stacks order numbers by their text. With more
 // than one job, each half is sorted on its own goroutine, then merged.
 func (f *folder) sortStacks(order, seq []int32, offs []uint32) []int32 {
+	if !f.semiTok {
+		f.sortSeqs(order, seq, offs, 0)
+		return order
+	}
 	sortPart := func(part []int32, scratch *[2][]byte) {
 		slices.SortFunc(part, func(a, b int32) int {
 			return f.compareSeqs(seq[offs[a]:offs[a+1]], seq[offs[b]:offs[b+1]], scratch)
@@ -410,6 +420,143 @@ func (f *folder) sortStacks(order, seq []int32, offs []uint32) []int32 {
 	f.merged = order // the arrays trade places
 	return merged
 }
+
+// sortSeqs sorts the stacks order numbers, whose tokens are equal
+// before depth, by their text, when no token holds a ';': a radix sort
+// by the token at each depth, with no text read but to order the
+// distinct tokens found at one depth of one group. A stack's text ended
+// by END (below every byte) is the concatenation of its tokens each
+// followed by ';', the last by END; without a ';' in a token these
+// pieces are prefix-free, so stacks compare as their sequences of
+// pieces do, each piece compared as text (pieceLess). Comparing whole
+// stacks walked their long shared prefixes token by token, from random
+// places, at every comparison.
+func (f *folder) sortSeqs(order, seq []int32, offs []uint32, depth int) {
+	for len(order) > 1 {
+		if len(order) <= 12 {
+			slices.SortFunc(order, func(a, b int32) int {
+				return f.compareSeqs(seq[offs[a]+uint32(depth):offs[a+1]], seq[offs[b]+uint32(depth):offs[b+1]], &f.scratch)
+			})
+			return
+		}
+		// Skip the tokens all share, but for the last of each, by
+		// comparing each with the first: one random read per stack,
+		// where going a depth at a time made one per stack and depth.
+		first := seq[offs[order[0]]+uint32(depth) : offs[order[0]+1]]
+		m := len(first) - 1
+		for _, j := range order[1:] {
+			if m <= 0 {
+				break
+			}
+			b := seq[offs[j]+uint32(depth) : offs[j+1]]
+			m = min(m, len(b)-1)
+			for i, tok := range b[:max(m, 0)] {
+				if tok != first[i] {
+					m = i
+					break
+				}
+			}
+		}
+		depth += max(m, 0)
+		// Each stack's piece at depth, above its order number: its
+		// token<<1, 1 when it is its last; pieceEnded when it has none
+		// (an empty stack: the others end in a last piece, not followed
+		// further).
+		ds := f.digits[:0]
+		same := true
+		for _, j := range order {
+			k := uint64(pieceEnded)
+			if p := offs[j] + uint32(depth); p < offs[j+1] {
+				k = uint64(seq[p])<<1 | b2u(p+1 == offs[j+1])
+			}
+			ds = append(ds, k<<32|uint64(uint32(j)))
+			same = same && k == ds[0]>>32
+		}
+		f.digits = ds
+		if same {
+			if k := ds[0] >> 32; k&1 != 0 { // equal stacks (pieceEnded is odd)
+				return
+			}
+			depth++
+			continue
+		}
+		slices.Sort(ds)
+		// The runs of each distinct piece, in the order of the pieces'
+		// text; then the stacks in that order.
+		kinds, ends := f.kinds[:0], f.runEnds[:0]
+		for i := 0; i < len(ds); {
+			k := ds[i] >> 32
+			e := i + 1
+			for e < len(ds) && ds[e]>>32 == k {
+				e++
+			}
+			kinds, ends = append(kinds, k<<32|uint64(len(ends))), append(ends, e)
+			i = e
+		}
+		f.kinds, f.runEnds = kinds, ends
+		slices.SortFunc(kinds, func(a, b uint64) int { return f.comparePieces(uint32(a>>32), uint32(b>>32)) })
+		base := len(f.subRuns)
+		n := 0
+		for _, kr := range kinds {
+			r := int(uint32(kr))
+			start := 0
+			if r > 0 {
+				start = ends[r-1]
+			}
+			end := ends[r]
+			for _, d := range ds[start:end] {
+				order[n] = int32(uint32(d))
+				n++
+			}
+			if end-start > 1 && kr>>32&1 == 0 { // stacks that go on
+				f.subRuns = append(f.subRuns, [2]int{n - (end - start), n})
+			}
+		}
+		for i := base; i < len(f.subRuns); i++ {
+			r := f.subRuns[i]
+			f.sortSeqs(order[r[0]:r[1]], seq, offs, depth+1)
+		}
+		f.subRuns = f.subRuns[:base]
+		return
+	}
+}
+
+// pieceEnded is sortSeqs's piece of a stack that has ended.
+const pieceEnded = 1<<32 - 1
+
+// comparePieces compares two of sortSeqs's pieces: a token's text
+// followed by ';', or by END (below every byte) when it is its stack's
+// last; pieceEnded is END alone.
+func (f *folder) comparePieces(a, b uint32) int {
+	if a == pieceEnded || b == pieceEnded {
+		return cmp.Compare(b2i(a != pieceEnded), b2i(b != pieceEnded))
+	}
+	x, y := f.token(int32(a>>1)), f.token(int32(b>>1))
+	n := min(len(x), len(y))
+	if c := bytes.Compare(x[:n], y[:n]); c != 0 {
+		return c
+	}
+	// The byte after x[:n] and y[:n]; END is -1.
+	next := func(t []byte, last uint32) int {
+		if len(t) > n {
+			return int(t[n])
+		}
+		if last != 0 {
+			return -1
+		}
+		return ';'
+	}
+	return cmp.Compare(next(x, a&1), next(y, b&1))
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func b2i(b bool) int { return int(b2u(b)) }
 
 // join appends the text of a stack's tokens, root first: joined by ';',
 // as perfscript.AppendFrame joins frames once the leading empty ones
@@ -470,6 +617,7 @@ func (f *folder) intern(b []byte) int32 {
 		return tok
 	}
 	tok := int32(len(f.toks))
+	f.semiTok = f.semiTok || bytes.IndexByte(b, ';') >= 0
 	f.toks = append(f.toks, tokRef{off: uint32(len(f.tokText)), n: uint32(len(b))})
 	f.tokText = append(f.tokText, b...)
 	f.tokOf[string(b)] = tok
