@@ -63,6 +63,7 @@ type folder struct {
 	modes     []uint8
 	key, line []byte
 	stack     []byte
+	ends      []int   // where each token of stack ends
 	seq       []int32 // the stacks of a flush as tokens
 	seqOff    []uint32
 	order     []int32
@@ -372,12 +373,34 @@ func (f *folder) flushing(last bool) error {
 	}
 	order = f.sortStacks(order, seq, offs)
 	f.order = order
+	// Stacks in order share long beginnings: each one's text keeps
+	// that of the tokens it shares with the one before, where each of
+	// them ended (ends), and only the rest is joined.
+	stack, ends := f.stack[:0], f.ends[:0]
+	var prev []int32
 	for _, j := range order {
-		f.stack = f.join(f.stack[:0], seq[offs[j]:offs[j+1]])
-		if err := f.emit(f.stack, ents[j].w); err != nil {
+		toks := seq[offs[j]:offs[j+1]]
+		n := 0
+		for m := min(len(prev), len(toks)); n < m && prev[n] == toks[n]; n++ {
+		}
+		ends = ends[:n]
+		stack = stack[:0]
+		if n > 0 {
+			stack = stack[:ends[n-1]]
+		}
+		for _, tok := range toks[n:] {
+			if len(ends) > 0 {
+				stack = append(stack, ';')
+			}
+			stack = append(stack, f.token(tok)...)
+			ends = append(ends, len(stack))
+		}
+		prev = toks
+		if err := f.emit(stack, ents[j].w); err != nil {
 			return err
 		}
 	}
+	f.stack, f.ends = stack, ends
 	f.stacks.reset()
 	return nil
 }
