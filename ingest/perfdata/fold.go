@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
@@ -69,10 +70,7 @@ type folder struct {
 	order     []int32
 	merged    []int32
 	scratch   [2][]byte // compareSeqs's
-	digits    []uint64  // sortSeqs's
-	kinds     []uint64  // sortSeqs's
-	runEnds   []int     // sortSeqs's
-	subRuns   [][2]int  // sortSeqs's
+	sorter    seqSorter
 }
 
 type hdrKey struct {
@@ -409,7 +407,9 @@ func (f *folder) flushing(last bool) error {
 // than one job, each half is sorted on its own goroutine, then merged.
 func (f *folder) sortStacks(order, seq []int32, offs []uint32) []int32 {
 	if !f.semiTok {
-		f.sortSeqs(order, seq, offs, 0)
+		f.sorter.f, f.sorter.seq, f.sorter.offs = f, seq, offs
+		f.sorter.sort(order, 0, f.jobs > 1)
+		f.sorter.wg.Wait()
 		return order
 	}
 	sortPart := func(part []int32, scratch *[2][]byte) {
@@ -444,21 +444,26 @@ func (f *folder) sortStacks(order, seq []int32, offs []uint32) []int32 {
 	return merged
 }
 
-// sortSeqs sorts the stacks order numbers, whose tokens are equal
+// sort sorts the stacks order numbers, whose tokens are equal
 // before depth, by their text, when no token holds a ';': a radix sort
 // by the token at each depth, with no text read but to order the
 // distinct tokens found at one depth of one group. A stack's text ended
 // by END (below every byte) is the concatenation of its tokens each
 // followed by ';', the last by END; without a ';' in a token these
 // pieces are prefix-free, so stacks compare as their sequences of
-// pieces do, each piece compared as text (pieceLess). Comparing whole
+// pieces do, each piece compared as text (comparePieces). Comparing whole
 // stacks walked their long shared prefixes token by token, from random
 // places, at every comparison.
-func (f *folder) sortSeqs(order, seq []int32, offs []uint32, depth int) {
+//
+// With par, the groups of a node of many stacks but its largest are
+// sorted on a goroutine of their own when they are a quarter of its
+// stacks or more; the caller waits for them (wg).
+func (x *seqSorter) sort(order []int32, depth int, par bool) {
+	f, seq, offs := x.f, x.seq, x.offs
 	for len(order) > 1 {
 		if len(order) <= 12 {
 			slices.SortFunc(order, func(a, b int32) int {
-				return f.compareSeqs(seq[offs[a]+uint32(depth):offs[a+1]], seq[offs[b]+uint32(depth):offs[b+1]], &f.scratch)
+				return f.compareSeqs(seq[offs[a]+uint32(depth):offs[a+1]], seq[offs[b]+uint32(depth):offs[b+1]], &x.scratch)
 			})
 			return
 		}
@@ -485,7 +490,7 @@ func (f *folder) sortSeqs(order, seq []int32, offs []uint32, depth int) {
 		// token<<1, 1 when it is its last; pieceEnded when it has none
 		// (an empty stack: the others end in a last piece, not followed
 		// further).
-		ds := f.digits[:0]
+		ds := x.digits[:0]
 		same := true
 		for _, j := range order {
 			k := uint64(pieceEnded)
@@ -495,7 +500,7 @@ func (f *folder) sortSeqs(order, seq []int32, offs []uint32, depth int) {
 			ds = append(ds, k<<32|uint64(uint32(j)))
 			same = same && k == ds[0]>>32
 		}
-		f.digits = ds
+		x.digits = ds
 		if same {
 			if k := ds[0] >> 32; k&1 != 0 { // equal stacks (pieceEnded is odd)
 				return
@@ -506,7 +511,7 @@ func (f *folder) sortSeqs(order, seq []int32, offs []uint32, depth int) {
 		slices.Sort(ds)
 		// The runs of each distinct piece, in the order of the pieces'
 		// text; then the stacks in that order.
-		kinds, ends := f.kinds[:0], f.runEnds[:0]
+		kinds, ends := x.kinds[:0], x.runEnds[:0]
 		for i := 0; i < len(ds); {
 			k := ds[i] >> 32
 			e := i + 1
@@ -516,9 +521,9 @@ func (f *folder) sortSeqs(order, seq []int32, offs []uint32, depth int) {
 			kinds, ends = append(kinds, k<<32|uint64(len(ends))), append(ends, e)
 			i = e
 		}
-		f.kinds, f.runEnds = kinds, ends
+		x.kinds, x.runEnds = kinds, ends
 		slices.SortFunc(kinds, func(a, b uint64) int { return f.comparePieces(uint32(a>>32), uint32(b>>32)) })
-		base := len(f.subRuns)
+		base := len(x.subRuns)
 		n := 0
 		for _, kr := range kinds {
 			r := int(uint32(kr))
@@ -532,22 +537,74 @@ func (f *folder) sortSeqs(order, seq []int32, offs []uint32, depth int) {
 				n++
 			}
 			if end-start > 1 && kr>>32&1 == 0 { // stacks that go on
-				f.subRuns = append(f.subRuns, [2]int{n - (end - start), n})
+				x.subRuns = append(x.subRuns, [2]int{n - (end - start), n})
 			}
 		}
-		for i := base; i < len(f.subRuns); i++ {
-			r := f.subRuns[i]
-			f.sortSeqs(order[r[0]:r[1]], seq, offs, depth+1)
+		runs := x.subRuns[base:]
+		if par && len(order) >= parSort && len(runs) > 1 {
+			// The largest group goes on here, with par; the others, when
+			// they hold a quarter of the stacks or more, are sorted on a
+			// goroutine of their own (which the sort's caller waits for).
+			big := 0
+			for i, r := range runs {
+				if r[1]-r[0] > runs[big][1]-runs[big][0] {
+					big = i
+				}
+			}
+			r := runs[big]
+			runs[big] = runs[len(runs)-1]
+			runs = runs[:len(runs)-1]
+			if len(order)-(r[1]-r[0]) >= len(order)/4 {
+				theirs, o, d := append([][2]int(nil), runs...), order, depth+1
+				x.wg.Add(1)
+				go func() {
+					defer x.wg.Done()
+					y := &seqSorter{f: f, seq: seq, offs: offs}
+					for _, r := range theirs {
+						y.sort(o[r[0]:r[1]], d, false)
+					}
+				}()
+			} else {
+				x.subRuns = x.subRuns[:base+len(runs)]
+				for i := base; i < len(x.subRuns); i++ {
+					r := x.subRuns[i]
+					x.sort(order[r[0]:r[1]], depth+1, false)
+				}
+			}
+			x.subRuns = x.subRuns[:base]
+			order, depth = order[r[0]:r[1]], depth+1
+			continue
 		}
-		f.subRuns = f.subRuns[:base]
+		for i := base; i < len(x.subRuns); i++ {
+			r := x.subRuns[i]
+			x.sort(order[r[0]:r[1]], depth+1, false)
+		}
+		x.subRuns = x.subRuns[:base]
 		return
 	}
 }
 
-// pieceEnded is sortSeqs's piece of a stack that has ended.
+// seqSorter sorts stacks by their tokens: the stacks, and its scratch.
+type seqSorter struct {
+	f       *folder
+	seq     []int32
+	offs    []uint32
+	digits  []uint64
+	kinds   []uint64
+	runEnds []int
+	subRuns [][2]int
+	scratch [2][]byte // compareSeqs's
+	wg      sync.WaitGroup
+}
+
+// parSort is how many stacks a node of seqSorter.sort has at least for its
+// groups to be sorted on two goroutines.
+const parSort = 1 << 12
+
+// pieceEnded is seqSorter's piece of a stack that has ended.
 const pieceEnded = 1<<32 - 1
 
-// comparePieces compares two of sortSeqs's pieces: a token's text
+// comparePieces compares two of seqSorter's pieces: a token's text
 // followed by ';', or by END (below every byte) when it is its stack's
 // last; pieceEnded is END alone.
 func (f *folder) comparePieces(a, b uint32) int {
