@@ -227,3 +227,42 @@ func TestPlainFileInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedMatchesRead: a recording in a regular file, mapped and read
+// in place (Replay), replays as the same recording read through a
+// buffer (ReplayAt), with the records queued as copies.
+func TestMappedMatchesRead(t *testing.T) {
+	root := "../../testdata/perfdata"
+	for _, name := range []string{"cwork", "cpp", "go", "kernel", "plt", "lbr"} {
+		path := filepath.Join(root, name, "perf.data")
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		opt := Options{Symbols: SymbolOptions{Symfs: filepath.Join(root, "symfs"), Kallsyms: "/nonexistent", BuildIDDir: t.TempDir()}}
+		replay := func(mapped bool) string {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var out []byte
+			fn := func(s *Sample, comm string, frames []Frame) error {
+				out = AppendScript(out, s, comm, frames)
+				return nil
+			}
+			if mapped {
+				_, err = Replay(f, opt, fn)
+			} else {
+				st, _ := f.Stat()
+				_, err = ReplayAt(f, st.Size(), opt, fn)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			return string(out)
+		}
+		if got, want := replay(true), replay(false); got != want || got == "" {
+			t.Errorf("%s: mapped and read replays differ: %s", name, stacktest.FirstDiff(got, want))
+		}
+	}
+}

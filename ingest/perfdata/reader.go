@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/pfold/pfold/stream"
 )
 
 // Options control a replay.
@@ -53,6 +55,10 @@ func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			if off, err := f.Seek(0, io.SeekCurrent); err == nil && off == 0 {
+				if data, unmap, ok := stream.MapFile(f); ok {
+					defer unmap()
+					return replayMapped(f, data, opt, fn)
+				}
 				return ReplayAt(f, st.Size(), opt, fn)
 			}
 		}
@@ -97,6 +103,47 @@ func ReplayAt(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, 
 	return replayFile(ra, size, opt, fn)
 }
 
+// replayMapped replays a recording in a regular file, f, mapped whole
+// as data: a file-mode recording's records are read in place, not
+// through a buffer, and wait in the queue as their place in the
+// mapping, not as copies. The mapping is read under stream.CatchFault,
+// on each goroutine that reads it: a file that shrinks meanwhile is an
+// error, not a crash.
+func replayMapped(f *os.File, data []byte, opt Options, fn SampleFunc) (*Header, error) {
+	size := int64(len(data))
+	var h *Header
+	err := stream.CatchFault(mappedName, func() error {
+		if size < 16 {
+			return errAt(0, "too short for a perf.data header (%d bytes)", size)
+		}
+		if !IsPerfData(data) {
+			return errAt(0, "not a perf.data file")
+		}
+		if binary.LittleEndian.Uint64(data[8:]) == 16 {
+			var err error
+			h, err = replayPipe(bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20), opt, fn)
+			return err
+		}
+		var dataOff, dataLen int64
+		var err error
+		h, dataOff, dataLen, err = readFileHeader(f, size)
+		if err != nil {
+			return err
+		}
+		src := &source{data: data, off: dataOff, end: dataOff + dataLen, order: binary.LittleEndian}
+		rp := newReplay(h, opt, fn)
+		if size < 1<<32 {
+			rp.mapped = data
+		}
+		return rp.runAll(src)
+	})
+	return h, err
+}
+
+// mappedName names a mapped recording in the error of a file that
+// shrank while mapped (the input's name is added to every error).
+const mappedName = "the recording"
+
 func replayFile(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, error) {
 	h, dataOff, dataLen, err := readFileHeader(ra, size)
 	if err != nil {
@@ -125,7 +172,12 @@ type replay struct {
 	mach *machine
 	sym  *symbolizer
 
-	queue     []queued
+	queue []queued
+	// mapped is the recording mapped whole, when the queue's records
+	// are its own (a start is then the record's offset in it), not
+	// copies in the arena.
+	mapped    []byte
+	mappedLen int      // the bytes the arena would hold
 	runs      []int    // sortQueue's
 	mergeBuf  []queued // sortQueue's
 	arena     []byte   // bodies of the queued records
@@ -276,12 +328,18 @@ func (rp *replay) run(src *source) error {
 			}
 			continue
 		}
-		if len(rp.arena) > maxArena {
+		if rp.arenaLen() > maxArena {
 			if err := rp.flush(^uint64(0)); err != nil {
 				return err
 			}
 		}
 		rp.seq++
+		if rp.mapped != nil {
+			rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, start: uint32(off)})
+			rp.mappedLen += 8 + len(rec)
+			rp.maxTime = max(rp.maxTime, t)
+			continue
+		}
 		start := len(rp.arena)
 		rp.arena = binary.LittleEndian.AppendUint64(rp.arena, uint64(off))
 		rp.arena = append(rp.arena, rec...)
@@ -309,7 +367,18 @@ func (rp *replay) flush(limit uint64) error {
 	}
 	rest := rp.queue[n:]
 	if len(rest) == 0 {
-		rp.queue, rp.arena, rp.seq = rp.queue[:0], rp.arena[:0], 0
+		rp.queue, rp.arena, rp.seq, rp.mappedLen = rp.queue[:0], rp.arena[:0], 0, 0
+		return nil
+	}
+	if rp.mapped != nil {
+		rp.mappedLen = 0
+		for i := range rest {
+			rest[i].seq = uint32(i)
+			_, _, _, rec := rp.queuedAt(rest[i].start)
+			rp.mappedLen += 8 + len(rec)
+		}
+		rp.queue = append(rp.queue[:0], rest...)
+		rp.seq = uint32(len(rest))
 		return nil
 	}
 	// Compact the arena to the records still queued, in the spare one,
@@ -378,8 +447,22 @@ func (rp *replay) sortQueue() {
 	}
 }
 
+// arenaLen returns the bytes of the records queued, with their offsets,
+// as the arena holds them (or would, for a mapped recording's).
+func (rp *replay) arenaLen() int {
+	if rp.mapped != nil {
+		return rp.mappedLen
+	}
+	return len(rp.arena)
+}
+
 // queuedAt returns the record queued at arena[start:] and its offset.
 func (rp *replay) queuedAt(start uint32) (off int64, typ uint32, misc uint16, rec []byte) {
+	if rp.mapped != nil {
+		a := rp.mapped[start:]
+		size := int(binary.LittleEndian.Uint16(a[6:]))
+		return int64(start), binary.LittleEndian.Uint32(a), binary.LittleEndian.Uint16(a[4:]), a[:size]
+	}
 	a := rp.arena[start:]
 	off = int64(binary.LittleEndian.Uint64(a))
 	typ = binary.LittleEndian.Uint32(a[8:])
@@ -401,7 +484,12 @@ func (rp *replay) runAll(src *source) error {
 	rp.cur = &batch{}
 	go func() {
 		defer close(rp.pipe)
-		err := rp.run(src)
+		var err error
+		if src.data != nil {
+			err = stream.CatchFault(mappedName, func() error { return rp.run(src) })
+		} else {
+			err = rp.run(src)
+		}
 		if err == nil {
 			err = io.EOF
 		}
