@@ -165,7 +165,7 @@ func (f *folder) sites(r []uint32, t *thread, ips []uint64, modes []uint8) []uin
 	n := len(r)
 	r = r[:n+len(ips)]
 	out := r[n:]
-	if rp.siteCache.lookup(out, ips, modes, rp.mach.kernel.gen, t.maps.gen) {
+	if rp.siteCache.lookup(out, ips, modes, rp.mach.kernel.gen, t.maps) {
 		for i, ip := range ips {
 			if out[i] == missing {
 				out[i] = uint32(rp.site(t, modes[i], ip))
@@ -176,11 +176,12 @@ func (f *folder) sites(r []uint32, t *thread, ips []uint64, modes []uint8) []uin
 }
 
 // lookup sets out[i] to the site of ips[i] (of cpumode modes[i], looked
-// up in the kernel's maps of gen kgen or the thread's of gen ugen) where
-// c holds it, to missing elsewhere, and reports whether any is missing.
-// It calls nothing, so that the loop's values stay in registers.
-func (c *siteCache) lookup(out []uint32, ips []uint64, modes []uint8, kgen, ugen uint64) bool {
+// up in the kernel's maps of gen kgen or the thread's, um) where c holds
+// it, to missing elsewhere, and reports whether any is missing. It
+// calls nothing, so that the loop's values stay in registers.
+func (c *siteCache) lookup(out []uint32, ips []uint64, modes []uint8, kgen uint64, um *maps) bool {
 	out, modes = out[:len(ips)], modes[:len(ips)]
+	ugen, vlo, vlen := um.gen, um.vlo, um.vhi-um.vlo
 	missed := false
 	for i, ip := range ips {
 		var gen uint64
@@ -188,7 +189,9 @@ func (c *siteCache) lookup(out []uint32, ips []uint64, modes []uint8, kgen, ugen
 		case cpumodeKernel:
 			gen = kgen
 		case cpumodeUser:
-			gen = ugen
+			if ip-vlo >= vlen { // outside the vdso (maps.outside)
+				gen = ugen
+			}
 		}
 		if e := c.slot(ip, gen); gen != 0 && e.ip == ip && e.tag>>32 == gen {
 			out[i] = uint32(e.tag)

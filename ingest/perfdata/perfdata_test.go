@@ -266,3 +266,49 @@ func TestMappedMatchesRead(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedGens: processes' maps of the same mappings share their gen
+// wherever their vdsos are; what differs in a mapping gives another,
+// and the kernel's maps share theirs with none.
+func TestSharedGens(t *testing.T) {
+	var tab genTable
+	exe, lib := &dso{id: 1}, &dso{id: 2}
+	vdso := &dso{id: 3, kind: dsoVDSO}
+	build := func(ms ...*mapping) *maps {
+		m := newMaps(&tab)
+		for _, mp := range ms {
+			m.insert(mp)
+		}
+		return m
+	}
+	a := build(&mapping{start: 0x400000, end: 0x500000, dso: exe}, &mapping{start: 0x7000, end: 0x9000, dso: vdso})
+	b := build(&mapping{start: 0x9000, end: 0xb000, dso: vdso}, &mapping{start: 0x400000, end: 0x500000, dso: exe})
+	if a.gen != b.gen {
+		t.Errorf("the same mappings but the vdso's: gens %d and %d", a.gen, b.gen)
+	}
+	if a.outside(0x8000) || !b.outside(0x8000) || !a.outside(0x9000) || b.outside(0x9000) || !a.outside(0x400000) {
+		t.Errorf("vdso spans [%x, %x) and [%x, %x) misread", a.vlo, a.vhi, b.vlo, b.vhi)
+	}
+	for _, other := range []*maps{
+		build(&mapping{start: 0x400000, end: 0x500000, dso: exe, pgoff: 0x1000}),
+		build(&mapping{start: 0x400000, end: 0x500000, dso: lib}),
+		build(&mapping{start: 0x400000, end: 0x500001, dso: exe}),
+		build(&mapping{start: 0x400000, end: 0x500000, dso: exe, identity: true}),
+		build(&mapping{start: 0x400000, end: 0x500000, dso: exe}, &mapping{start: 0x600000, end: 0x700000, dso: lib}),
+	} {
+		if other.gen == a.gen {
+			t.Errorf("maps %v share the gen of different ones", other.m)
+		}
+	}
+	c := build(&mapping{start: 0x400000, end: 0x500000, dso: exe})
+	if c.gen != a.gen || !c.outside(0x8000) {
+		t.Errorf("the same mappings without a vdso: gen %d, want %d", c.gen, a.gen)
+	}
+	c.insert(&mapping{start: 0x600000, end: 0x700000, dso: lib})
+	if c.gen == a.gen {
+		t.Error("a maps changed kept its gen")
+	}
+	if k1, k2 := newMaps(nil), newMaps(nil); k1.gen == k2.gen || k1.gen == a.gen {
+		t.Error("kernel maps share a gen")
+	}
+}
