@@ -159,9 +159,12 @@ func errAt(off int64, format string, args ...any) error {
 // their size is still u16; anything claiming more is corrupt.
 const maxRecord = 1 << 16
 
-// A source yields the records of a recording in file order.
+// A source yields the records of a recording in file order: from a
+// reader, or from the file mapped whole (data, which the records then
+// are slices of, valid as long as the mapping).
 type source struct {
 	r       *bufio.Reader
+	data    []byte
 	off     int64 // offset of the next byte of r in the file
 	end     int64 // end of the data section (file mode), or -1
 	order   binary.ByteOrder
@@ -171,6 +174,9 @@ type source struct {
 // next returns the next record (header included) or io.EOF. The record
 // is r's buffer, valid until the next call.
 func (s *source) next() (typ uint32, misc uint16, rec []byte, off int64, err error) {
+	if s.data != nil {
+		return s.nextMapped()
+	}
 	if s.pending > 0 {
 		s.r.Discard(s.pending) // peeked: cannot fail
 		s.off += int64(s.pending)
@@ -203,9 +209,43 @@ func (s *source) next() (typ uint32, misc uint16, rec []byte, off int64, err err
 	return typ, misc, rec, s.off, nil
 }
 
+// nextMapped is next on a mapped file: the records are slices of it.
+func (s *source) nextMapped() (typ uint32, misc uint16, rec []byte, off int64, err error) {
+	s.off += int64(s.pending)
+	s.pending = 0
+	if s.off >= s.end {
+		return 0, 0, nil, s.off, io.EOF
+	}
+	if s.end-s.off < 8 {
+		return 0, 0, nil, s.off, errAt(s.off, "truncated record header")
+	}
+	hdr := s.data[s.off : s.off+8]
+	typ = s.order.Uint32(hdr[0:])
+	misc = s.order.Uint16(hdr[4:])
+	size := int(s.order.Uint16(hdr[6:]))
+	if size < 8 {
+		return 0, 0, nil, s.off, errAt(s.off, "record of type %d claims %d bytes", typ, size)
+	}
+	if s.off+int64(size) > s.end {
+		return 0, 0, nil, s.off, errAt(s.off, "record of type %d (%d bytes) runs past the data section", typ, size)
+	}
+	s.pending = size
+	return typ, misc, s.data[s.off : s.off+int64(size) : s.off+int64(size)], s.off, nil
+}
+
 // skip discards n bytes that follow the last record (tracing data,
 // auxtrace payloads).
 func (s *source) skip(n int64) error {
+	if s.data != nil {
+		s.off += int64(s.pending)
+		s.pending = 0
+		if n > s.end-s.off {
+			s.off = s.end
+			return io.ErrUnexpectedEOF
+		}
+		s.off += n
+		return nil
+	}
 	if s.pending > 0 {
 		s.r.Discard(s.pending)
 		s.off += int64(s.pending)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
@@ -54,6 +55,7 @@ type folder struct {
 	toks     []tokRef
 	tokText  []byte
 	tokOf    map[string]int32
+	semiTok  bool // some token holds a ';' (sortStacks then compares texts)
 
 	// The stacks of one flush: name and fids, leaf first → count.
 	stacks sums
@@ -62,11 +64,13 @@ type folder struct {
 	modes     []uint8
 	key, line []byte
 	stack     []byte
+	ends      []int   // where each token of stack ends
 	seq       []int32 // the stacks of a flush as tokens
 	seqOff    []uint32
 	order     []int32
 	merged    []int32
 	scratch   [2][]byte // compareSeqs's
+	sorter    seqSorter
 }
 
 type hdrKey struct {
@@ -112,6 +116,7 @@ func (f *folder) begin(rp *replay) {
 	f.frames, f.fidFlags, f.fidToks, f.fidOf = f.frames[:0], f.fidFlags[:0], f.fidToks[:0], map[nameKey]int32{}
 	f.siteFid = [2][]int32{f.siteFid[0][:0], f.siteFid[1][:0]}
 	f.nameTok, f.toks, f.tokText, f.tokOf = f.nameTok[:0], f.toks[:0], f.tokText[:0], map[string]int32{}
+	f.semiTok = false
 	f.recs, f.recsLen = f.recs[:0], 0
 	f.resolved = 0
 }
@@ -160,7 +165,7 @@ func (f *folder) sites(r []uint32, t *thread, ips []uint64, modes []uint8) []uin
 	n := len(r)
 	r = r[:n+len(ips)]
 	out := r[n:]
-	if rp.siteCache.lookup(out, ips, modes, rp.mach.kernel.gen, t.maps.gen) {
+	if rp.siteCache.lookup(out, ips, modes, rp.mach.kernel.gen, t.maps) {
 		for i, ip := range ips {
 			if out[i] == missing {
 				out[i] = uint32(rp.site(t, modes[i], ip))
@@ -171,11 +176,12 @@ func (f *folder) sites(r []uint32, t *thread, ips []uint64, modes []uint8) []uin
 }
 
 // lookup sets out[i] to the site of ips[i] (of cpumode modes[i], looked
-// up in the kernel's maps of gen kgen or the thread's of gen ugen) where
-// c holds it, to missing elsewhere, and reports whether any is missing.
-// It calls nothing, so that the loop's values stay in registers.
-func (c *siteCache) lookup(out []uint32, ips []uint64, modes []uint8, kgen, ugen uint64) bool {
+// up in the kernel's maps of gen kgen or the thread's, um) where c holds
+// it, to missing elsewhere, and reports whether any is missing. It
+// calls nothing, so that the loop's values stay in registers.
+func (c *siteCache) lookup(out []uint32, ips []uint64, modes []uint8, kgen uint64, um *maps) bool {
 	out, modes = out[:len(ips)], modes[:len(ips)]
+	ugen, vlo, vlen := um.gen, um.vlo, um.vhi-um.vlo
 	missed := false
 	for i, ip := range ips {
 		var gen uint64
@@ -183,7 +189,9 @@ func (c *siteCache) lookup(out []uint32, ips []uint64, modes []uint8, kgen, ugen
 		case cpumodeKernel:
 			gen = kgen
 		case cpumodeUser:
-			gen = ugen
+			if ip-vlo >= vlen { // outside the vdso (maps.outside)
+				gen = ugen
+			}
 		}
 		if e := c.slot(ip, gen); gen != 0 && e.ip == ip && e.tag>>32 == gen {
 			out[i] = uint32(e.tag)
@@ -366,12 +374,34 @@ func (f *folder) flushing(last bool) error {
 	}
 	order = f.sortStacks(order, seq, offs)
 	f.order = order
+	// Stacks in order share long beginnings: each one's text keeps
+	// that of the tokens it shares with the one before, where each of
+	// them ended (ends), and only the rest is joined.
+	stack, ends := f.stack[:0], f.ends[:0]
+	var prev []int32
 	for _, j := range order {
-		f.stack = f.join(f.stack[:0], seq[offs[j]:offs[j+1]])
-		if err := f.emit(f.stack, ents[j].w); err != nil {
+		toks := seq[offs[j]:offs[j+1]]
+		n := 0
+		for m := min(len(prev), len(toks)); n < m && prev[n] == toks[n]; n++ {
+		}
+		ends = ends[:n]
+		stack = stack[:0]
+		if n > 0 {
+			stack = stack[:ends[n-1]]
+		}
+		for _, tok := range toks[n:] {
+			if len(ends) > 0 {
+				stack = append(stack, ';')
+			}
+			stack = append(stack, f.token(tok)...)
+			ends = append(ends, len(stack))
+		}
+		prev = toks
+		if err := f.emit(stack, ents[j].w); err != nil {
 			return err
 		}
 	}
+	f.stack, f.ends = stack, ends
 	f.stacks.reset()
 	return nil
 }
@@ -379,6 +409,12 @@ func (f *folder) flushing(last bool) error {
 // sortStacks sorts the stacks order numbers by their text. With more
 // than one job, each half is sorted on its own goroutine, then merged.
 func (f *folder) sortStacks(order, seq []int32, offs []uint32) []int32 {
+	if !f.semiTok {
+		f.sorter.f, f.sorter.seq, f.sorter.offs = f, seq, offs
+		f.sorter.sort(order, 0, f.jobs > 1)
+		f.sorter.wg.Wait()
+		return order
+	}
 	sortPart := func(part []int32, scratch *[2][]byte) {
 		slices.SortFunc(part, func(a, b int32) int {
 			return f.compareSeqs(seq[offs[a]:offs[a+1]], seq[offs[b]:offs[b+1]], scratch)
@@ -410,6 +446,200 @@ func (f *folder) sortStacks(order, seq []int32, offs []uint32) []int32 {
 	f.merged = order // the arrays trade places
 	return merged
 }
+
+// sort sorts the stacks order numbers, whose tokens are equal
+// before depth, by their text, when no token holds a ';': a radix sort
+// by the token at each depth, with no text read but to order the
+// distinct tokens found at one depth of one group. A stack's text ended
+// by END (below every byte) is the concatenation of its tokens each
+// followed by ';', the last by END; without a ';' in a token these
+// pieces are prefix-free, so stacks compare as their sequences of
+// pieces do, each piece compared as text (comparePieces). Comparing whole
+// stacks walked their long shared prefixes token by token, from random
+// places, at every comparison.
+//
+// With par, the groups of a node of many stacks but its largest are
+// sorted on a goroutine of their own when they are a quarter of its
+// stacks or more; the caller waits for them (wg).
+func (x *seqSorter) sort(order []int32, depth int, par bool) {
+	f, seq, offs := x.f, x.seq, x.offs
+	for len(order) > 1 {
+		if len(order) <= 12 {
+			slices.SortFunc(order, func(a, b int32) int {
+				return f.compareSeqs(seq[offs[a]+uint32(depth):offs[a+1]], seq[offs[b]+uint32(depth):offs[b+1]], &x.scratch)
+			})
+			return
+		}
+		// Skip the tokens all share, but for the last of each, by
+		// comparing each with the first: one random read per stack,
+		// where going a depth at a time made one per stack and depth.
+		first := seq[offs[order[0]]+uint32(depth) : offs[order[0]+1]]
+		m := len(first) - 1
+		for _, j := range order[1:] {
+			if m <= 0 {
+				break
+			}
+			b := seq[offs[j]+uint32(depth) : offs[j+1]]
+			m = min(m, len(b)-1)
+			for i, tok := range b[:max(m, 0)] {
+				if tok != first[i] {
+					m = i
+					break
+				}
+			}
+		}
+		depth += max(m, 0)
+		// Each stack's piece at depth, above its order number: its
+		// token<<1, 1 when it is its last; pieceEnded when it has none
+		// (an empty stack: the others end in a last piece, not followed
+		// further).
+		ds := x.digits[:0]
+		same := true
+		for _, j := range order {
+			k := uint64(pieceEnded)
+			if p := offs[j] + uint32(depth); p < offs[j+1] {
+				k = uint64(seq[p])<<1 | b2u(p+1 == offs[j+1])
+			}
+			ds = append(ds, k<<32|uint64(uint32(j)))
+			same = same && k == ds[0]>>32
+		}
+		x.digits = ds
+		if same {
+			if k := ds[0] >> 32; k&1 != 0 { // equal stacks (pieceEnded is odd)
+				return
+			}
+			depth++
+			continue
+		}
+		slices.Sort(ds)
+		// The runs of each distinct piece, in the order of the pieces'
+		// text; then the stacks in that order.
+		kinds, ends := x.kinds[:0], x.runEnds[:0]
+		for i := 0; i < len(ds); {
+			k := ds[i] >> 32
+			e := i + 1
+			for e < len(ds) && ds[e]>>32 == k {
+				e++
+			}
+			kinds, ends = append(kinds, k<<32|uint64(len(ends))), append(ends, e)
+			i = e
+		}
+		x.kinds, x.runEnds = kinds, ends
+		slices.SortFunc(kinds, func(a, b uint64) int { return f.comparePieces(uint32(a>>32), uint32(b>>32)) })
+		base := len(x.subRuns)
+		n := 0
+		for _, kr := range kinds {
+			r := int(uint32(kr))
+			start := 0
+			if r > 0 {
+				start = ends[r-1]
+			}
+			end := ends[r]
+			for _, d := range ds[start:end] {
+				order[n] = int32(uint32(d))
+				n++
+			}
+			if end-start > 1 && kr>>32&1 == 0 { // stacks that go on
+				x.subRuns = append(x.subRuns, [2]int{n - (end - start), n})
+			}
+		}
+		runs := x.subRuns[base:]
+		if par && len(order) >= parSort && len(runs) > 1 {
+			// The largest group goes on here, with par; the others, when
+			// they hold a quarter of the stacks or more, are sorted on a
+			// goroutine of their own (which the sort's caller waits for).
+			big := 0
+			for i, r := range runs {
+				if r[1]-r[0] > runs[big][1]-runs[big][0] {
+					big = i
+				}
+			}
+			r := runs[big]
+			runs[big] = runs[len(runs)-1]
+			runs = runs[:len(runs)-1]
+			if len(order)-(r[1]-r[0]) >= len(order)/4 {
+				theirs, o, d := append([][2]int(nil), runs...), order, depth+1
+				x.wg.Add(1)
+				go func() {
+					defer x.wg.Done()
+					y := &seqSorter{f: f, seq: seq, offs: offs}
+					for _, r := range theirs {
+						y.sort(o[r[0]:r[1]], d, false)
+					}
+				}()
+			} else {
+				x.subRuns = x.subRuns[:base+len(runs)]
+				for i := base; i < len(x.subRuns); i++ {
+					r := x.subRuns[i]
+					x.sort(order[r[0]:r[1]], depth+1, false)
+				}
+			}
+			x.subRuns = x.subRuns[:base]
+			order, depth = order[r[0]:r[1]], depth+1
+			continue
+		}
+		for i := base; i < len(x.subRuns); i++ {
+			r := x.subRuns[i]
+			x.sort(order[r[0]:r[1]], depth+1, false)
+		}
+		x.subRuns = x.subRuns[:base]
+		return
+	}
+}
+
+// seqSorter sorts stacks by their tokens: the stacks, and its scratch.
+type seqSorter struct {
+	f       *folder
+	seq     []int32
+	offs    []uint32
+	digits  []uint64
+	kinds   []uint64
+	runEnds []int
+	subRuns [][2]int
+	scratch [2][]byte // compareSeqs's
+	wg      sync.WaitGroup
+}
+
+// parSort is how many stacks a node of seqSorter.sort has at least for its
+// groups to be sorted on two goroutines.
+const parSort = 1 << 12
+
+// pieceEnded is seqSorter's piece of a stack that has ended.
+const pieceEnded = 1<<32 - 1
+
+// comparePieces compares two of seqSorter's pieces: a token's text
+// followed by ';', or by END (below every byte) when it is its stack's
+// last; pieceEnded is END alone.
+func (f *folder) comparePieces(a, b uint32) int {
+	if a == pieceEnded || b == pieceEnded {
+		return cmp.Compare(b2i(a != pieceEnded), b2i(b != pieceEnded))
+	}
+	x, y := f.token(int32(a>>1)), f.token(int32(b>>1))
+	n := min(len(x), len(y))
+	if c := bytes.Compare(x[:n], y[:n]); c != 0 {
+		return c
+	}
+	// The byte after x[:n] and y[:n]; END is -1.
+	next := func(t []byte, last uint32) int {
+		if len(t) > n {
+			return int(t[n])
+		}
+		if last != 0 {
+			return -1
+		}
+		return ';'
+	}
+	return cmp.Compare(next(x, a&1), next(y, b&1))
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func b2i(b bool) int { return int(b2u(b)) }
 
 // join appends the text of a stack's tokens, root first: joined by ';',
 // as perfscript.AppendFrame joins frames once the leading empty ones
@@ -470,6 +700,7 @@ func (f *folder) intern(b []byte) int32 {
 		return tok
 	}
 	tok := int32(len(f.toks))
+	f.semiTok = f.semiTok || bytes.IndexByte(b, ';') >= 0
 	f.toks = append(f.toks, tokRef{off: uint32(len(f.tokText)), n: uint32(len(b))})
 	f.tokText = append(f.tokText, b...)
 	f.tokOf[string(b)] = tok

@@ -41,43 +41,52 @@ func TestCompareSeqs(t *testing.T) {
 	}
 }
 
-// TestSortStacks: sorting stacks on two goroutines and merging gives
-// the order of their texts, as one sort does.
+// TestSortStacks: sorting stacks gives the order of their texts: by
+// tokens at each depth when no token holds a ';' (tokens that start
+// others, followed by bytes on either side of ';', and an empty one),
+// by comparing texts on two goroutines and merging otherwise.
 func TestSortStacks(t *testing.T) {
-	f := &folder{tokOf: map[string]int32{}, jobs: 2}
-	words := []string{"main", "main.f", "a;b", "x(", "", "zz", "runtime.g", "_start"}
-	var toks []int32
-	for _, w := range words {
-		toks = append(toks, f.intern([]byte(w)))
-	}
-	r := rand.New(rand.NewPCG(3, 4))
-	var seq []int32
-	var offs []uint32
-	var order []int32
-	for i := 0; i < 10000; i++ {
-		offs = append(offs, uint32(len(seq)))
-		for n := r.IntN(6); n > 0; n-- {
-			tok := toks[r.IntN(len(toks))]
-			if len(seq) > int(offs[i]) || len(f.token(tok)) > 0 {
-				seq = append(seq, tok)
-			}
+	for _, words := range [][]string{
+		{"main", "main.f", "a;b", "x(", "", "zz", "runtime.g", "_start"},
+		{"main", "main.f", "main(", "main~", "x(", "", "zz", "runtime.g", "_start", "m", "ma", "main.", "main.f("},
+	} {
+		f := &folder{tokOf: map[string]int32{}, jobs: 2}
+		var toks []int32
+		for _, w := range words {
+			toks = append(toks, f.intern([]byte(w)))
 		}
-		order = append(order, int32(i))
-	}
-	offs = append(offs, uint32(len(seq)))
-	got := f.sortStacks(order, seq, offs)
-	seen := make([]bool, 10000)
-	for _, j := range got {
-		seen[j] = true
-	}
-	if len(got) != 10000 || slices.Contains(seen, false) {
-		t.Fatalf("%d stacks, not each of the 10000 once", len(got))
-	}
-	for i := 1; i < len(got); i++ {
-		a := f.join(nil, seq[offs[got[i-1]]:offs[got[i-1]+1]])
-		b := f.join(nil, seq[offs[got[i]]:offs[got[i]+1]])
-		if bytes.Compare(a, b) > 0 {
-			t.Fatalf("at %d: %q before %q", i, a, b)
+		r := rand.New(rand.NewPCG(3, 4))
+		var seq []int32
+		var offs []uint32
+		var order []int32
+		for i := 0; i < 10000; i++ {
+			offs = append(offs, uint32(len(seq)))
+			for n := r.IntN(9); n > 0; n-- {
+				tok := toks[r.IntN(len(toks))]
+				if i%3 == 0 { // long shared prefixes
+					tok = toks[min(n, 2)]
+				}
+				if len(seq) > int(offs[i]) || len(f.token(tok)) > 0 {
+					seq = append(seq, tok)
+				}
+			}
+			order = append(order, int32(i))
+		}
+		offs = append(offs, uint32(len(seq)))
+		got := f.sortStacks(order, seq, offs)
+		seen := make([]bool, 10000)
+		for _, j := range got {
+			seen[j] = true
+		}
+		if len(got) != 10000 || slices.Contains(seen, false) {
+			t.Fatalf("%d stacks, not each of the 10000 once", len(got))
+		}
+		for i := 1; i < len(got); i++ {
+			a := f.join(nil, seq[offs[got[i-1]]:offs[got[i-1]+1]])
+			b := f.join(nil, seq[offs[got[i]]:offs[got[i]+1]])
+			if bytes.Compare(a, b) > 0 {
+				t.Fatalf("words %q, at %d: %q before %q", words, i, a, b)
+			}
 		}
 	}
 }

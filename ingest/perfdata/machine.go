@@ -18,6 +18,7 @@ type machine struct {
 	last    *thread // the thread last found
 	kernel  *maps   // kernel and module maps, shared by every thread
 	syms    *symbolizer
+	gens    genTable // the gens of processes' maps
 }
 
 type thread struct {
@@ -36,16 +37,100 @@ type thread struct {
 // maps is one address space: mappings sorted by start, not overlapping.
 type maps struct {
 	m []*mapping
-	// gen changes with every change of m, and no two maps share one:
-	// what was found in the maps of one gen holds while it lasts.
-	gen uint64
+	// gen changes with every change of m: what was found in the maps of
+	// one gen, at an address outside [vlo, vhi), holds while it lasts.
+	// The kernel's maps share their gen with no other. A process's maps
+	// (tab) share theirs with every maps of the same mappings but those
+	// of the vdso, which the kernel places anew in each process: what
+	// is found outside both vdsos is found the same in either. So the
+	// many processes of one binary (a build's compilers) share what was
+	// found in them, instead of each finding it anew.
+	gen      uint64
+	vlo, vhi uint64 // the vdso mappings' span; empty without one
+	tab      *genTable
 }
 
 var mapsGen atomic.Uint64
 
-func newMaps() *maps { return &maps{gen: mapsGen.Add(1)} }
+func newMaps(tab *genTable) *maps {
+	ms := &maps{tab: tab}
+	ms.changed()
+	return ms
+}
 
-func (ms *maps) changed() { ms.gen = mapsGen.Add(1) }
+func (ms *maps) changed() {
+	if ms.tab == nil {
+		ms.gen = mapsGen.Add(1)
+		return
+	}
+	ms.gen, ms.vlo, ms.vhi = ms.tab.gen(ms.m)
+}
+
+// outside reports whether addr is outside the span of ms's vdso
+// mappings, where what was found in maps of its gen holds.
+func (ms *maps) outside(addr uint64) bool { return addr-ms.vlo >= ms.vhi-ms.vlo }
+
+// genTable gives processes' maps their gens: one for each set of
+// mappings but the vdso's.
+type genTable struct {
+	gens map[uint64][]genEntry // by hash of the mappings
+}
+
+type genEntry struct {
+	gen uint64
+	m   []mapping
+}
+
+// gen returns the gen of maps holding m, and its vdso mappings' span.
+func (t *genTable) gen(m []*mapping) (gen, vlo, vhi uint64) {
+	var h uint64
+	n := 0
+	vlo = ^uint64(0)
+	for _, mp := range m {
+		if mp.dso != nil && mp.dso.kind == dsoVDSO {
+			vlo, vhi = min(vlo, mp.start), max(vhi, mp.end)
+			continue
+		}
+		n++
+		h = mixKey(h ^ mp.start)
+		h = mixKey(h ^ mp.end ^ mp.pgoff<<1)
+		if mp.dso != nil {
+			h = mixKey(h ^ uint64(mp.dso.id)<<1 ^ b2u(mp.identity))
+		}
+	}
+	h = mixKey(h ^ uint64(n))
+	if vhi == 0 {
+		vlo = 0
+	}
+	if t.gens == nil {
+		t.gens = map[uint64][]genEntry{}
+	}
+next:
+	for _, e := range t.gens[h] {
+		if len(e.m) != n {
+			continue
+		}
+		i := 0
+		for _, mp := range m {
+			if mp.dso != nil && mp.dso.kind == dsoVDSO {
+				continue
+			}
+			if e.m[i] != *mp {
+				continue next
+			}
+			i++
+		}
+		return e.gen, vlo, vhi
+	}
+	e := genEntry{gen: mapsGen.Add(1), m: make([]mapping, 0, n)}
+	for _, mp := range m {
+		if mp.dso == nil || mp.dso.kind != dsoVDSO {
+			e.m = append(e.m, *mp)
+		}
+	}
+	t.gens[h] = append(t.gens[h], e)
+	return e.gen, vlo, vhi
+}
 
 type mapping struct {
 	start, end, pgoff uint64
@@ -54,9 +139,9 @@ type mapping struct {
 }
 
 func newMachine(sym *symbolizer) *machine {
-	m := &machine{threads: map[int32]*thread{}, kernel: newMaps(), syms: sym}
+	m := &machine{threads: map[int32]*thread{}, kernel: newMaps(nil), syms: sym}
 	// perf names the idle thread "swapper".
-	m.threads[0] = &thread{pid: 0, tid: 0, comm: "swapper", maps: newMaps()}
+	m.threads[0] = &thread{pid: 0, tid: 0, comm: "swapper", maps: newMaps(&m.gens)}
 	return m
 }
 
@@ -79,7 +164,7 @@ func (m *machine) findThread(pid, tid int32) *thread {
 	if pid != tid && pid > 0 {
 		t.maps = m.findThread(pid, pid).maps // threads share their leader's maps
 	} else {
-		t.maps = newMaps()
+		t.maps = newMaps(&m.gens)
 	}
 	return t
 }

@@ -227,3 +227,88 @@ func TestPlainFileInPlace(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedMatchesRead: a recording in a regular file, mapped and read
+// in place (Replay), replays as the same recording read through a
+// buffer (ReplayAt), with the records queued as copies.
+func TestMappedMatchesRead(t *testing.T) {
+	root := "../../testdata/perfdata"
+	for _, name := range []string{"cwork", "cpp", "go", "kernel", "plt", "lbr"} {
+		path := filepath.Join(root, name, "perf.data")
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		opt := Options{Symbols: SymbolOptions{Symfs: filepath.Join(root, "symfs"), Kallsyms: "/nonexistent", BuildIDDir: t.TempDir()}}
+		replay := func(mapped bool) string {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var out []byte
+			fn := func(s *Sample, comm string, frames []Frame) error {
+				out = AppendScript(out, s, comm, frames)
+				return nil
+			}
+			if mapped {
+				_, err = Replay(f, opt, fn)
+			} else {
+				st, _ := f.Stat()
+				_, err = ReplayAt(f, st.Size(), opt, fn)
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			return string(out)
+		}
+		if got, want := replay(true), replay(false); got != want || got == "" {
+			t.Errorf("%s: mapped and read replays differ: %s", name, stacktest.FirstDiff(got, want))
+		}
+	}
+}
+
+// TestSharedGens: processes' maps of the same mappings share their gen
+// wherever their vdsos are; what differs in a mapping gives another,
+// and the kernel's maps share theirs with none.
+func TestSharedGens(t *testing.T) {
+	var tab genTable
+	exe, lib := &dso{id: 1}, &dso{id: 2}
+	vdso := &dso{id: 3, kind: dsoVDSO}
+	build := func(ms ...*mapping) *maps {
+		m := newMaps(&tab)
+		for _, mp := range ms {
+			m.insert(mp)
+		}
+		return m
+	}
+	a := build(&mapping{start: 0x400000, end: 0x500000, dso: exe}, &mapping{start: 0x7000, end: 0x9000, dso: vdso})
+	b := build(&mapping{start: 0x9000, end: 0xb000, dso: vdso}, &mapping{start: 0x400000, end: 0x500000, dso: exe})
+	if a.gen != b.gen {
+		t.Errorf("the same mappings but the vdso's: gens %d and %d", a.gen, b.gen)
+	}
+	if a.outside(0x8000) || !b.outside(0x8000) || !a.outside(0x9000) || b.outside(0x9000) || !a.outside(0x400000) {
+		t.Errorf("vdso spans [%x, %x) and [%x, %x) misread", a.vlo, a.vhi, b.vlo, b.vhi)
+	}
+	for _, other := range []*maps{
+		build(&mapping{start: 0x400000, end: 0x500000, dso: exe, pgoff: 0x1000}),
+		build(&mapping{start: 0x400000, end: 0x500000, dso: lib}),
+		build(&mapping{start: 0x400000, end: 0x500001, dso: exe}),
+		build(&mapping{start: 0x400000, end: 0x500000, dso: exe, identity: true}),
+		build(&mapping{start: 0x400000, end: 0x500000, dso: exe}, &mapping{start: 0x600000, end: 0x700000, dso: lib}),
+	} {
+		if other.gen == a.gen {
+			t.Errorf("maps %v share the gen of different ones", other.m)
+		}
+	}
+	c := build(&mapping{start: 0x400000, end: 0x500000, dso: exe})
+	if c.gen != a.gen || !c.outside(0x8000) {
+		t.Errorf("the same mappings without a vdso: gen %d, want %d", c.gen, a.gen)
+	}
+	c.insert(&mapping{start: 0x600000, end: 0x700000, dso: lib})
+	if c.gen == a.gen {
+		t.Error("a maps changed kept its gen")
+	}
+	if k1, k2 := newMaps(nil), newMaps(nil); k1.gen == k2.gen || k1.gen == a.gen {
+		t.Error("kernel maps share a gen")
+	}
+}

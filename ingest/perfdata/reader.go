@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/pfold/pfold/stream"
 )
 
 // Options control a replay.
@@ -53,6 +55,10 @@ func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			if off, err := f.Seek(0, io.SeekCurrent); err == nil && off == 0 {
+				if data, unmap, ok := stream.MapFile(f); ok {
+					defer unmap()
+					return replayMapped(f, data, opt, fn)
+				}
 				return ReplayAt(f, st.Size(), opt, fn)
 			}
 		}
@@ -97,6 +103,47 @@ func ReplayAt(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, 
 	return replayFile(ra, size, opt, fn)
 }
 
+// replayMapped replays a recording in a regular file, f, mapped whole
+// as data: a file-mode recording's records are read in place, not
+// through a buffer, and wait in the queue as their place in the
+// mapping, not as copies. The mapping is read under stream.CatchFault,
+// on each goroutine that reads it: a file that shrinks meanwhile is an
+// error, not a crash.
+func replayMapped(f *os.File, data []byte, opt Options, fn SampleFunc) (*Header, error) {
+	size := int64(len(data))
+	var h *Header
+	err := stream.CatchFault(mappedName, func() error {
+		if size < 16 {
+			return errAt(0, "too short for a perf.data header (%d bytes)", size)
+		}
+		if !IsPerfData(data) {
+			return errAt(0, "not a perf.data file")
+		}
+		if binary.LittleEndian.Uint64(data[8:]) == 16 {
+			var err error
+			h, err = replayPipe(bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20), opt, fn)
+			return err
+		}
+		var dataOff, dataLen int64
+		var err error
+		h, dataOff, dataLen, err = readFileHeader(f, size)
+		if err != nil {
+			return err
+		}
+		src := &source{data: data, off: dataOff, end: dataOff + dataLen, order: binary.LittleEndian}
+		rp := newReplay(h, opt, fn)
+		if size < 1<<32 {
+			rp.mapped = data
+		}
+		return rp.runAll(src)
+	})
+	return h, err
+}
+
+// mappedName names a mapped recording in the error of a file that
+// shrank while mapped (the input's name is added to every error).
+const mappedName = "the recording"
+
 func replayFile(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, error) {
 	h, dataOff, dataLen, err := readFileHeader(ra, size)
 	if err != nil {
@@ -125,7 +172,12 @@ type replay struct {
 	mach *machine
 	sym  *symbolizer
 
-	queue     []queued
+	queue []queued
+	// mapped is the recording mapped whole, when the queue's records
+	// are its own (a start is then the record's offset in it), not
+	// copies in the arena.
+	mapped    []byte
+	mappedLen int      // the bytes the arena would hold
 	runs      []int    // sortQueue's
 	mergeBuf  []queued // sortQueue's
 	arena     []byte   // bodies of the queued records
@@ -276,12 +328,18 @@ func (rp *replay) run(src *source) error {
 			}
 			continue
 		}
-		if len(rp.arena) > maxArena {
+		if rp.arenaLen() > maxArena {
 			if err := rp.flush(^uint64(0)); err != nil {
 				return err
 			}
 		}
 		rp.seq++
+		if rp.mapped != nil {
+			rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, start: uint32(off)})
+			rp.mappedLen += 8 + len(rec)
+			rp.maxTime = max(rp.maxTime, t)
+			continue
+		}
 		start := len(rp.arena)
 		rp.arena = binary.LittleEndian.AppendUint64(rp.arena, uint64(off))
 		rp.arena = append(rp.arena, rec...)
@@ -309,7 +367,18 @@ func (rp *replay) flush(limit uint64) error {
 	}
 	rest := rp.queue[n:]
 	if len(rest) == 0 {
-		rp.queue, rp.arena, rp.seq = rp.queue[:0], rp.arena[:0], 0
+		rp.queue, rp.arena, rp.seq, rp.mappedLen = rp.queue[:0], rp.arena[:0], 0, 0
+		return nil
+	}
+	if rp.mapped != nil {
+		rp.mappedLen = 0
+		for i := range rest {
+			rest[i].seq = uint32(i)
+			_, _, _, rec := rp.queuedAt(rest[i].start)
+			rp.mappedLen += 8 + len(rec)
+		}
+		rp.queue = append(rp.queue[:0], rest...)
+		rp.seq = uint32(len(rest))
 		return nil
 	}
 	// Compact the arena to the records still queued, in the spare one,
@@ -378,8 +447,22 @@ func (rp *replay) sortQueue() {
 	}
 }
 
+// arenaLen returns the bytes of the records queued, with their offsets,
+// as the arena holds them (or would, for a mapped recording's).
+func (rp *replay) arenaLen() int {
+	if rp.mapped != nil {
+		return rp.mappedLen
+	}
+	return len(rp.arena)
+}
+
 // queuedAt returns the record queued at arena[start:] and its offset.
 func (rp *replay) queuedAt(start uint32) (off int64, typ uint32, misc uint16, rec []byte) {
+	if rp.mapped != nil {
+		a := rp.mapped[start:]
+		size := int(binary.LittleEndian.Uint16(a[6:]))
+		return int64(start), binary.LittleEndian.Uint32(a), binary.LittleEndian.Uint16(a[4:]), a[:size]
+	}
 	a := rp.arena[start:]
 	off = int64(binary.LittleEndian.Uint64(a))
 	typ = binary.LittleEndian.Uint32(a[8:])
@@ -401,7 +484,12 @@ func (rp *replay) runAll(src *source) error {
 	rp.cur = &batch{}
 	go func() {
 		defer close(rp.pipe)
-		err := rp.run(src)
+		var err error
+		if src.data != nil {
+			err = stream.CatchFault(mappedName, func() error { return rp.run(src) })
+		} else {
+			err = rp.run(src)
+		}
 		if err == nil {
 			err = io.EOF
 		}
@@ -677,7 +765,7 @@ func lbrFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8, bool)
 // site returns the site of ip: the map that holds it, as perf's
 // thread__find_map does, and the address within the map.
 func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
-	gen := rp.mapsGen(t, cpumode)
+	gen := rp.mapsGen(t, cpumode, ip)
 	if gen == 0 {
 		return rp.findSite(t, cpumode, ip)
 	}
@@ -692,23 +780,30 @@ func (rp *replay) site(t *thread, cpumode uint8, ip uint64) int32 {
 	return id
 }
 
-// mapsGen returns the gen of the maps an address of cpumode is looked
-// up in (t's or the kernel's), 0 for none or both.
-func (rp *replay) mapsGen(t *thread, cpumode uint8) uint64 {
+// mapsGen returns the gen of the maps address ip of cpumode is looked
+// up in (t's or the kernel's), 0 for none or both, or where what is
+// found does not hold for its gen (a vdso).
+func (rp *replay) mapsGen(t *thread, cpumode uint8, ip uint64) uint64 {
 	switch cpumode {
 	case cpumodeKernel:
 		return rp.mach.kernel.gen
 	case cpumodeUser:
-		return t.maps.gen
+		if t.maps.outside(ip) {
+			return t.maps.gen
+		}
 	}
 	return 0
 }
 
 // siteCache remembers the sites of recent addresses, each with the gen
-// of the maps it was found in (no two maps share a gen, and a change to
-// one gives it a new one): a call chain's addresses are nearly all those
-// of samples before, and a look here costs a fraction of finding the map
-// and the site. It is direct-mapped, by address and gen.
+// of the maps it was found in (maps share a gen only where what is found
+// in them is the same, and a change to one gives it another; see
+// maps.gen): a call chain's addresses are nearly all those of samples
+// before, and a look here costs a fraction of finding the map and the
+// site. It is direct-mapped, by address and gen. Its 16k entries (256
+// KiB) hold the sites of a build's compiler processes, which share
+// their gens: on the go-build recording, 3.69M frames, 291k missed
+// (717k with 4k entries and a gen per process).
 type siteCache [1 << siteCacheBits]siteEntry
 
 type siteEntry struct {
@@ -716,7 +811,7 @@ type siteEntry struct {
 	tag uint64 // gen<<32 | site id; 0: empty (no maps has gen 0)
 }
 
-const siteCacheBits = 12
+const siteCacheBits = 14
 
 // slot returns the entry where ip, found in the maps of gen, is kept
 // (gens of 2^32 and more are not kept: the tag holds 32 bits of it).
