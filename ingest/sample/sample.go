@@ -163,7 +163,7 @@ func (p *parser) parse(rest []byte) (uint64, []byte, string) {
 	if sp < 0 {
 		return 0, nil, "no sample count and function name"
 	}
-	count, ok := parseUint(rest[:sp])
+	count, ok := lex.Uint(rest[:sp])
 	if !ok {
 		return 0, nil, "the sample count is not a number"
 	}
@@ -232,20 +232,6 @@ func lastModule(text []byte) int {
 		}
 		end = i
 	}
-}
-
-func parseUint(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	return n, true
 }
 
 // push puts frame fr at depth, after ending the frames at depth and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/lex"
 )
 
 // sniff is Sure on sample's banner ("Analysis of sampling NAME (pid N)
@@ -40,7 +41,7 @@ func threadLine(l []byte) bool {
 		return false
 	}
 	count, rest, ok := bytes.Cut(l[4:], []byte(" "))
-	_, isNum := parseUint(count)
+	_, isNum := lex.Uint(count)
 	return ok && isNum && len(rest) > 0
 }
 
@@ -58,6 +59,6 @@ func frameLine(l []byte) bool {
 		return false
 	}
 	count, rest, ok := bytes.Cut(l[i:], []byte(" "))
-	_, isNum := parseUint(count)
+	_, isNum := lex.Uint(count)
 	return ok && isNum && bytes.Contains(rest, []byte("(in "))
 }

@@ -278,7 +278,7 @@ func (p *parser) write() error {
 // digits, in groups of three parted by one kind of separator (',', '.',
 // ' ', a no-break space) from a thousand on, "2,893,824".
 func parseNumber(b []byte) (uint64, string) {
-	if n, ok := plainNumber(b); ok {
+	if n, ok := lex.Uint(b); ok && len(b) <= 18 {
 		return n, ""
 	}
 	b = bytes.TrimSpace(b)
@@ -323,22 +323,6 @@ func parseNumber(b []byte) (uint64, string) {
 		}
 	}
 	return n, ""
-}
-
-// plainNumber reads b when it is 1 to 18 digits and nothing else, the
-// numbers of most rows, which parseNumber reads the same.
-func plainNumber(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 18 {
-		return 0, false
-	}
-	var n uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + uint64(c-'0')
-	}
-	return n, true
 }
 
 func (p *parser) End() error {

@@ -86,6 +86,22 @@ func IsDigits(b []byte) bool {
 	return len(b) > 0
 }
 
+// Uint returns the number b writes when b is 1 to 19 ASCII digits and
+// nothing else (19 digits always fit a uint64), and whether it is.
+func Uint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n, true
+}
+
 // IsHex reports whether c is a hex digit, of either case.
 func IsHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'

@@ -2,6 +2,7 @@ package lex
 
 import (
 	"math/rand"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,6 +49,18 @@ func TestDigits(t *testing.T) {
 		}
 		if all := want > 0 && want == len(in); IsDigits([]byte(in)) != all {
 			t.Errorf("IsDigits(%q) = %v", in, !all)
+		}
+	}
+}
+
+// TestUint holds Uint to strconv.ParseUint on digits only, up to 19.
+func TestUint(t *testing.T) {
+	for _, in := range []string{"", "0", "7", "0042", "1234567890123456789", "9999999999999999999", "12345678901234567890", "1 ", " 1", "+1", "-1", "1a", "18446744073709551615"} {
+		n, ok := Uint([]byte(in))
+		want, err := strconv.ParseUint(in, 10, 64)
+		wantOK := err == nil && len(in) <= 19 && IsDigits([]byte(in))
+		if ok != wantOK || ok && n != want {
+			t.Errorf("Uint(%q) = %d, %v; want %d, %v", in, n, ok, want, wantOK)
 		}
 	}
 }
