@@ -26,7 +26,11 @@ type Folder struct {
 	Format  string         // a registered name, or Auto
 	Options format.Options // the formats' flags; nil means every default
 	Emit    format.EmitFunc
-	Diag    *stream.Diag
+	// EmitSorted, when set, takes the runs of sorted, distinct stacks of
+	// the parsers that make them (format.SortedEmitter) in place of
+	// their stacks one by one through Emit (Aggregator.AddSorted).
+	EmitSorted func(stream.SortedRun) error
+	Diag       *stream.Diag
 	// Detected, when set, is told the format of each input (with Auto);
 	// format is "" for an input with no data.
 	Detected func(name, format string)
@@ -224,6 +228,14 @@ func (fl *Folder) parser(f *format.Format) (*used, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", f.Name, err)
+	}
+	if s, ok := u.doc.(format.SortedEmitter); ok && fl.EmitSorted != nil {
+		s.EmitSorted(func(r stream.SortedRun) error {
+			if r != nil {
+				u.stacks += r.Added()
+			}
+			return fl.EmitSorted(r)
+		})
 	}
 	fl.byName[f.Name] = u
 	fl.parsers = append(fl.parsers, u)

@@ -34,9 +34,10 @@ type Aggregator struct {
 	runs  []string // spilled run files, oldest first
 	stats Stats
 
-	inserts      int64 // stacks new to the table since it last spilled
-	addedAtSpill int64 // stats.Added when it last spilled
-	filled       bool  // the table has spilled for want of room
+	held         *sortedSource // a run of sorted stacks its maker holds (AddSorted)
+	inserts      int64         // stacks new to the table since it last spilled
+	addedAtSpill int64         // stats.Added when it last spilled
+	filled       bool          // the table has spilled for want of room
 }
 
 // Stats describe an aggregation.
@@ -58,8 +59,13 @@ func NewAggregator(opt Options) *Aggregator {
 
 // Add adds c to the count of stack. The stack bytes are copied.
 func (a *Aggregator) Add(stack []byte, c fold.Count) error {
-	h := hash(stack)
 	a.stats.Added++
+	return a.add(stack, c)
+}
+
+// add is Add but for the count of stacks added.
+func (a *Aggregator) add(stack []byte, c fold.Count) error {
+	h := hash(stack)
 	t := a.t
 	if e, _ := t.find(h, stack); e != nil {
 		sum, err := e.count().Add(c)
@@ -80,6 +86,45 @@ func (a *Aggregator) Add(stack []byte, c fold.Count) error {
 		}
 	}
 	return t.add(h, stack, c)
+}
+
+// SortedRun is a run of distinct stacks in bytewise order that its
+// maker holds in memory of its own: Next returns each in turn with its
+// count, the stack valid until the next call, and ok false after the
+// last. Added is how many stacks were summed into it: as many Adds, for
+// Stats.
+type SortedRun interface {
+	Added() int64
+	Next() (stack []byte, c fold.Count, ok bool)
+}
+
+// AddSorted adds the stacks of r, which stays valid until the stacks
+// are yielded (Each) or the aggregator closed. They are not copied into
+// the table: r is merged with it when the stacks are yielded, so a
+// format that sums and sorts a recording itself (perf.data) does not
+// pay for hashing and copying every stack's text again, nor for the
+// table's memory. The aggregator holds one such run; the one it held
+// before is added to the table stack by stack. A nil r only does that:
+// a maker about to make another run calls it first, so that two runs'
+// memory is never held at once.
+func (a *Aggregator) AddSorted(r SortedRun) error {
+	if old := a.held; old != nil {
+		a.held = nil
+		for {
+			stack, c, ok := old.r.Next()
+			if !ok {
+				break
+			}
+			if err := a.add(stack, c); err != nil { // counted in Added already
+				return err
+			}
+		}
+	}
+	if r != nil {
+		a.stats.Added += r.Added()
+		a.held = &sortedSource{r: r}
+	}
+	return nil
 }
 
 // earlySpill is the size past which a table that mostly receives new
@@ -182,6 +227,7 @@ func WriteMerged(w io.Writer, aggs []*Aggregator) error {
 
 // Close removes the spilled runs.
 func (a *Aggregator) Close() error {
+	a.held = nil
 	if a.dir == "" {
 		return nil
 	}
@@ -229,8 +275,12 @@ func EachMerged(aggs []*Aggregator, fn func(stack []byte, c fold.Count) error) e
 		if spilled {
 			runs = append(runs, a.runs...)
 			a.t.release()
-		} else {
+		} else if len(a.t.entries) > 0 {
 			srcs = append(srcs, &tableSource{t: a.t, entries: a.t.entries, i: -1})
+		}
+		if a.held != nil {
+			srcs = append(srcs, a.held)
+			a.held = nil
 		}
 	}
 	if spilled {
@@ -314,6 +364,23 @@ type source interface {
 }
 
 func (r *runReader) cur() ([]byte, fold.Count) { return r.stack, r.count }
+
+// sortedSource is a SortedRun as a source.
+type sortedSource struct {
+	r     SortedRun
+	stack []byte
+	c     fold.Count
+}
+
+func (s *sortedSource) next() error {
+	var ok bool
+	if s.stack, s.c, ok = s.r.Next(); !ok {
+		return io.EOF
+	}
+	return nil
+}
+
+func (s *sortedSource) cur() ([]byte, fold.Count) { return s.stack, s.c }
 
 type tableSource struct {
 	t       *table

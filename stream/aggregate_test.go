@@ -425,3 +425,103 @@ func TestSortedInOrderAdds(t *testing.T) {
 		}
 	}
 }
+
+// sliceRun is a SortedRun of stacks given in order.
+type sliceRun struct {
+	stacks []string
+	counts []fold.Count
+	i      int
+}
+
+func (r *sliceRun) Added() int64 { return int64(len(r.stacks)) }
+
+func (r *sliceRun) Next() ([]byte, fold.Count, bool) {
+	if r.i == len(r.stacks) {
+		return nil, fold.Count{}, false
+	}
+	r.i++
+	return []byte(r.stacks[r.i-1]), r.counts[r.i-1], true
+}
+
+// TestAddSorted proves runs given whole (AddSorted) are summed with the
+// stacks added one by one and with the runs before them, spilled or not,
+// as if every stack had been added one by one.
+func TestAddSorted(t *testing.T) {
+	stacks, counts := stacktest.Random(30000, 3000, false)
+	// Three runs of distinct stacks, sorted, and the rest added.
+	var runs []*sliceRun
+	var restS []string
+	var restC []fold.Count
+	for i := 0; i < 3; i++ {
+		seen := map[string]int{}
+		r := &sliceRun{}
+		for k := i * 6000; k < (i+1)*6000; k++ {
+			if j, ok := seen[stacks[k]]; ok {
+				r.counts[j], _ = r.counts[j].Add(counts[k])
+				continue
+			}
+			seen[stacks[k]] = len(r.stacks)
+			r.stacks, r.counts = append(r.stacks, stacks[k]), append(r.counts, counts[k])
+		}
+		idx := make([]int, len(r.stacks))
+		for j := range idx {
+			idx[j] = j
+		}
+		slices.SortFunc(idx, func(a, b int) int { return strings.Compare(r.stacks[a], r.stacks[b]) })
+		sorted := &sliceRun{}
+		for _, j := range idx {
+			sorted.stacks, sorted.counts = append(sorted.stacks, r.stacks[j]), append(sorted.counts, r.counts[j])
+		}
+		runs = append(runs, sorted)
+	}
+	restS, restC = stacks[18000:], counts[18000:]
+	want, wst := aggregate(t, Options{Mem: 1 << 30}, stacks, counts)
+	for _, mem := range []int64{1 << 30, 64 << 10} {
+		a := NewAggregator(Options{Mem: mem, TmpDir: t.TempDir()})
+		for i, r := range runs {
+			for k := i * 4000; k < (i+1)*4000; k++ {
+				if err := a.Add([]byte(restS[k]), restC[k]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r.i = 0
+			if i == 2 {
+				if err := a.AddSorted(nil); err != nil { // lets the run before go
+					t.Fatal(err)
+				}
+			}
+			if err := a.AddSorted(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var b bytes.Buffer
+		if _, err := a.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		st := a.Stats()
+		a.Close()
+		if b.String() != want {
+			t.Fatalf("--mem %d: output differs from the stacks added one by one", mem)
+		}
+		if st.Unique != wst.Unique || st.Total != wst.Total || mem < 1<<20 && st.Runs == 0 {
+			t.Errorf("--mem %d: stats %+v, want %+v", mem, st, wst)
+		}
+		if st.Added != 12000+int64(len(runs[0].stacks)+len(runs[1].stacks)+len(runs[2].stacks)) {
+			t.Errorf("--mem %d: %d added", mem, st.Added)
+		}
+	}
+	// A run alone is yielded as it is.
+	a := NewAggregator(Options{})
+	r := &sliceRun{stacks: []string{"a;b", "a;c", "b"}, counts: []fold.Count{fold.Int(1), fold.Int(2), fold.Int(3)}}
+	if err := a.AddSorted(r); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if _, err := a.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	if got := b.String(); got != "a;b 1\na;c 2\nb 3\n" {
+		t.Errorf("got %q", got)
+	}
+}

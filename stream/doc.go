@@ -15,6 +15,8 @@
 //     report of malformed lines, file:line, --strict);
 //   - the bounded table: Aggregator (table.go, aggregate.go) within
 //     Options.Mem, and Counts, the same table without a budget or a disk;
+//     SortedRun, a run of sorted, distinct stacks its maker holds, merged
+//     with the table instead of copied into it (Aggregator.AddSorted);
 //   - spill runs: sorted runs written lz4-compressed to temporary files
 //     (run.go, tmp.go), removed at exit or on a signal (RemoveTemp,
 //     Interrupt);

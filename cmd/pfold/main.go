@@ -130,7 +130,7 @@ func run(c *cli.Context) error {
 		in := cmdutil.Input(c)
 		defer in.Close()
 		bytesRead = in.BytesRead
-		fl := &ingest.Folder{Format: name, Options: opts, Emit: aggs[0].Add, Diag: diag}
+		fl := &ingest.Folder{Format: name, Options: opts, Emit: aggs[0].Add, EmitSorted: aggs[0].AddSorted, Diag: diag}
 		defer fl.Close()
 		if c.Bool("stats") {
 			fl.Detected = func(input, f string) {

@@ -173,6 +173,17 @@ type Finisher interface {
 // io.Closer: Close is called once at the end of the run, after Finish,
 // and also when the run fails.
 
+// SortedEmitter is implemented by parsers that sum and sort stacks
+// themselves (perf.data, a flush at a time): when the program takes
+// runs of sorted, distinct stacks (ingest.Folder.EmitSorted), EmitSorted
+// gives the parser the function to hand such a run to instead of
+// emitting its stacks one by one. The parser must not touch a run's
+// memory once it has handed it over; it hands over nil before it makes
+// another run, so that the one before is let go (Aggregator.AddSorted).
+type SortedEmitter interface {
+	EmitSorted(func(stream.SortedRun) error)
+}
+
 // Stater is implemented by parsers that have counts to show with
 // --stats ("1234 threads, 56 skipped as idle").
 type Stater interface {

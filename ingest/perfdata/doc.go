@@ -7,7 +7,9 @@
 // Its input format (Format) folds the samples itself, without printing
 // them: samples repeat, so each is kept as the numbers of its header
 // and of its call chain's sites (binary and address), summed, and only
-// the distinct ones are named and turned into stacks. Naming follows
+// the distinct ones are named and turned into stacks (a recording's
+// last stacks, sorted, handed to the program whole where it takes them:
+// format.SortedEmitter). Naming follows
 // perf script's text exactly: each distinct frame and header is printed
 // once as perf script prints it and given to ingest/perfscript's Namer,
 // the perf-script parser's own rules, so that every option means on

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/perfscript"
+	"github.com/pfold/pfold/stream"
 )
 
 // folder folds samples into stacks without printing them. A sample is
@@ -26,9 +28,11 @@ import (
 type folder struct {
 	namer  *perfscript.Namer
 	emit   format.EmitFunc
-	addrs  bool  // --addrs: an unknown symbol is named by its address
-	budget int64 // bytes the table of samples holds before it is flushed
-	jobs   int   // goroutines a flush may sort on
+	sorted func(stream.SortedRun) error // a recording's last stacks go here whole, when set
+	handed bool                         // a run went to sorted, not let go yet
+	addrs  bool                         // --addrs: an unknown symbol is named by its address
+	budget int64                        // bytes the table of samples holds before it is flushed
+	jobs   int                          // goroutines a flush may sort on
 	rp     *replay
 
 	hdrs  []hdr
@@ -63,8 +67,7 @@ type folder struct {
 	ips       []uint64
 	modes     []uint8
 	key, line []byte
-	stack     []byte
-	ends      []int   // where each token of stack ends
+	text      stackText
 	seq       []int32 // the stacks of a flush as tokens
 	seqOff    []uint32
 	order     []int32
@@ -256,6 +259,14 @@ func (f *folder) flushing(last bool) error {
 	if f.recsLen == 0 {
 		return nil
 	}
+	if f.handed {
+		// A recording's run before: let go before this one's memory adds
+		// to it.
+		f.handed = false
+		if err := f.sorted(nil); err != nil {
+			return err
+		}
+	}
 	rp := f.rp
 	for id := f.resolved; id < len(rp.sites.sites); id++ {
 		rp.resolve(int32(id))
@@ -374,36 +385,105 @@ func (f *folder) flushing(last bool) error {
 	}
 	order = f.sortStacks(order, seq, offs)
 	f.order = order
-	// Stacks in order share long beginnings: each one's text keeps
-	// that of the tokens it shares with the one before, where each of
-	// them ended (ends), and only the rest is joined.
-	stack, ends := f.stack[:0], f.ends[:0]
-	var prev []int32
-	for _, j := range order {
-		toks := seq[offs[j]:offs[j+1]]
+	if last && f.sorted != nil && !f.semiTok {
+		// The recording's last stacks are handed over as they are, their
+		// text built as they are read: the arrays are the run's now.
+		// Stacks of different frames may have the same text (two
+		// binaries' [unknown]): in order they are neighbours, and with no
+		// ';' in a token, of equal tokens. They are summed here.
 		n := 0
-		for m := min(len(prev), len(toks)); n < m && prev[n] == toks[n]; n++ {
-		}
-		ends = ends[:n]
-		stack = stack[:0]
-		if n > 0 {
-			stack = stack[:ends[n-1]]
-		}
-		for _, tok := range toks[n:] {
-			if len(ends) > 0 {
-				stack = append(stack, ';')
+		for i, j := range order {
+			if n > 0 {
+				k := order[n-1]
+				if slices.Equal(seq[offs[j]:offs[j+1]], seq[offs[k]:offs[k+1]]) {
+					sum, err := ents[k].w.Add(ents[j].w)
+					if err != nil {
+						b := stackText{toks: f.toks, tokText: f.tokText}
+						return fmt.Errorf("stack %.80q…: %w", b.next(seq[offs[k]:offs[k+1]]), err)
+					}
+					ents[k].w = sum
+					continue
+				}
 			}
-			stack = append(stack, f.token(tok)...)
-			ends = append(ends, len(stack))
+			order[n] = order[i]
+			n++
 		}
-		prev = toks
-		if err := f.emit(stack, ents[j].w); err != nil {
+		r := &sortedRun{order: order[:n], seq: seq, offs: offs, ents: ents, added: int64(len(order))}
+		r.text.toks, r.text.tokText = f.toks, f.tokText
+		f.order, f.seq, f.seqOff, f.stacks.ents = nil, nil, nil, nil
+		f.toks, f.tokText, f.tokOf = nil, nil, map[string]int32{}
+		f.stacks.reset()
+		f.handed = true
+		return f.sorted(r)
+	}
+	f.text.toks, f.text.tokText, f.text.prev = f.toks, f.tokText, nil
+	for _, j := range order {
+		if err := f.emit(f.text.next(seq[offs[j]:offs[j+1]]), ents[j].w); err != nil {
 			return err
 		}
 	}
-	f.stack, f.ends = stack, ends
+	f.text.toks, f.text.tokText, f.text.prev = nil, nil, nil
 	f.stacks.reset()
 	return nil
+}
+
+// stackText builds the texts of stacks in their order from their
+// tokens. Stacks in order share long beginnings: each one's text keeps
+// that of the tokens it shares with the one before, where each of them
+// ended (ends), and only the rest is joined.
+type stackText struct {
+	toks    []tokRef
+	tokText []byte
+	stack   []byte
+	ends    []int // where each token of stack ends
+	prev    []int32
+}
+
+// next returns the text of the stack of toks, valid until the next call.
+func (b *stackText) next(toks []int32) []byte {
+	prev, ends, stack := b.prev, b.ends, b.stack
+	n := 0
+	for m := min(len(prev), len(toks)); n < m && prev[n] == toks[n]; n++ {
+	}
+	ends = ends[:n]
+	stack = stack[:0]
+	if n > 0 {
+		stack = stack[:ends[n-1]]
+	}
+	for _, tok := range toks[n:] {
+		if len(ends) > 0 {
+			stack = append(stack, ';')
+		}
+		t := b.toks[tok]
+		stack = append(stack, b.tokText[t.off:t.off+t.n]...)
+		ends = append(ends, len(stack))
+	}
+	b.prev, b.ends, b.stack = toks, ends, stack
+	return stack
+}
+
+// sortedRun is a recording's last stacks, sorted, handed over whole
+// (stream.SortedRun): the stacks order numbers in their order, their
+// tokens and weights, and how many stacks the flush summed into them.
+type sortedRun struct {
+	order []int32
+	seq   []int32
+	offs  []uint32
+	ents  []sumEntry
+	text  stackText
+	i     int
+	added int64 // stacks summed into it
+}
+
+func (r *sortedRun) Added() int64 { return r.added }
+
+func (r *sortedRun) Next() ([]byte, fold.Count, bool) {
+	if r.i == len(r.order) {
+		return nil, fold.Count{}, false
+	}
+	j := r.order[r.i]
+	r.i++
+	return r.text.next(r.seq[r.offs[j]:r.offs[j+1]]), r.ents[j].w, true
 }
 
 // sortStacks sorts the stacks order numbers by their text. With more

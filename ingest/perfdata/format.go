@@ -101,6 +101,10 @@ func (p *parser) Read(name string, r io.Reader) error {
 	return nil
 }
 
+// EmitSorted hands each recording's last stacks, sorted, to fn whole
+// (format.SortedEmitter).
+func (p *parser) EmitSorted(fn func(stream.SortedRun) error) { p.f.sorted = fn }
+
 func (p *parser) Finish() error {
 	return perfscript.CheckEventFilter(p.filter, p.f.namer.Counts())
 }
