@@ -15,18 +15,7 @@ import (
 // call. An error from fn ends the reading and is returned. The bytes and
 // stacks read are counted in prog, when not nil.
 func EachStack(name string, prog *Progress, fn func(stack []byte, c fold.Count, name string, line int) error) error {
-	var stacks int64 // read in the current window
-	lines := foldedLines(displayName(name), func(stack []byte, c fold.Count, name string, line int) error {
-		stacks++
-		return fn(stack, c, name, line)
-	})
-	ok, err := mapLines(name, func(data []byte) (bool, error) {
-		done, err := lines(data)
-		prog.addBytes(int64(len(data)))
-		prog.addStacks(stacks)
-		stacks = 0
-		return done, err
-	})
+	ok, err := mapLines(name, foldedLines(displayName(name), prog, fn))
 	if !ok {
 		err = readFoldedLines(name, prog, fn)
 	}
@@ -35,10 +24,16 @@ func EachStack(name string, prog *Progress, fn func(stack []byte, c fold.Count, 
 
 // foldedLines returns a function of whole lines of the named input, for
 // mapLines, that calls take with the stack and count of each well-formed
-// line and its number, as a FoldedReader reads them.
-func foldedLines(name string, take func(stack []byte, c fold.Count, name string, line int) error) func([]byte) (bool, error) {
+// line and its number, as a FoldedReader reads them, and counts the
+// bytes and then the stacks of each call in prog, when not nil.
+func foldedLines(name string, prog *Progress, take func(stack []byte, c fold.Count, name string, line int) error) func([]byte) (bool, error) {
 	line := 0
 	return func(data []byte) (bool, error) {
+		var stacks int64
+		defer func(n int) {
+			prog.addBytes(int64(n))
+			prog.addStacks(stacks)
+		}(len(data))
 		for len(data) > 0 {
 			line++
 			text := data
@@ -54,6 +49,7 @@ func foldedLines(name string, take func(stack []byte, c fold.Count, name string,
 			if err != nil {
 				continue
 			}
+			stacks++
 			if err := take(stack, c, name, line); err != nil {
 				return true, err
 			}

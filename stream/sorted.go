@@ -78,10 +78,8 @@ func CheckSorted(name string, conv CountFunc, prog *Progress) (SortCheck, error)
 func checkSortedMapped(name string, conv CountFunc, prog *Progress) (chk SortCheck, ok bool, err error) {
 	var prev, held []byte // the stack above, and its copy out of the mapping
 	var total fold.Count
-	var stacks int64 // read in the current window
 	seen := false
-	lines := foldedLines(displayName(name), func(stack []byte, n fold.Count, _ string, line int) error {
-		stacks++
+	lines := foldedLines(displayName(name), prog, func(stack []byte, n fold.Count, _ string, line int) error {
 		if seen && bytes.Compare(stack, prev) < 0 {
 			chk = SortCheck{Line: line}
 			return errUnsorted
@@ -98,9 +96,6 @@ func checkSortedMapped(name string, conv CountFunc, prog *Progress) (chk SortChe
 	})
 	ok, err = mapLines(name, func(data []byte) (bool, error) {
 		done, err := lines(data)
-		prog.addBytes(int64(len(data)))
-		prog.addStacks(stacks)
-		stacks = 0
 		// The stack above outlives the mapping.
 		held = append(held[:0], prev...)
 		prev = held
