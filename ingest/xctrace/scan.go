@@ -9,6 +9,8 @@ import (
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/pfold/pfold/ingest/internal/lex"
 )
 
 // scanner reads the markup of an XML stream as encoding/xml's RawToken
@@ -427,25 +429,13 @@ func (s *scanner) markup() (end int, st int, se syntaxError) {
 }
 
 // valueEnd is the index of the first q or '<' of b from i on, or len(b).
-// It reads a word of 8 bytes at a time: values are paths, UUIDs, names.
+// Values are paths, UUIDs, names: lex.IndexAny3 reads them a word at a
+// time.
 func valueEnd(b []byte, i int, q byte) int {
-	const (
-		ones  = 0x0101010101010101
-		highs = 0x8080808080808080
-	)
-	qs, lts := ones*uint64(q), ones*uint64('<')
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		xq, xl := w^qs, w^lts
-		// The lowest flag is exact.
-		if m := ((xq-ones)&^xq | (xl-ones)&^xl) & highs; m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
+	if j := lex.IndexAny3(b[i:], q, '<', '<'); j >= 0 {
+		return i + j
 	}
-	for i < len(b) && b[i] != q && b[i] != '<' {
-		i++
-	}
-	return i
+	return len(b)
 }
 
 // bang reads what follows "<!": a comment, a CDATA section or a
