@@ -15,6 +15,20 @@ type Progress struct {
 	raw, data, stacks atomic.Int64
 }
 
+// Passes starts the progress line of each pass a program makes over its
+// inputs (cmdutil.ProgressPass): phase says what the pass does ("" for
+// the one that does the work), and the Progress returned, nil when no
+// line is shown, counts it.
+type Passes func(phase string) *Progress
+
+// Start starts the line of the pass phase; a nil Passes shows none.
+func (ps Passes) Start(phase string) *Progress {
+	if ps == nil {
+		return nil
+	}
+	return ps(phase)
+}
+
 // BytesRead returns the bytes read from the inputs themselves
 // (compressed bytes for compressed inputs).
 func (p *Progress) BytesRead() int64 { return p.raw.Load() }

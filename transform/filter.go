@@ -20,18 +20,10 @@ type FilterOptions struct {
 	// Names are the inputs fr reads, when the caller knows them; when
 	// they are regular files, Filter may read them a second time.
 	Names []string
-	// Progress, when not nil, is called at the start of each pass over
-	// Names when Filter reads them twice, with what the pass does ("" for
-	// the last), and returns the stream.Progress of its progress line,
-	// or nil (cmdutil.ProgressPass).
-	Progress func(phase string) *stream.Progress
-}
-
-func (o FilterOptions) pass(phase string) *stream.Progress {
-	if o.Progress == nil {
-		return nil
-	}
-	return o.Progress(phase)
+	// Progress starts the line of each pass over the inputs ("first
+	// pass" when Filter reads them twice, "" for the reading that does
+	// the work).
+	Progress stream.Passes
 }
 
 // StageStats count what one transform dropped.
@@ -72,7 +64,7 @@ func Filter(fr *stream.FoldedReader, ts []Transform, opt FilterOptions, emit fun
 	if fr.Lines == 0 {
 		// A line of its own for the one pass, which counts the stacks
 		// too.
-		fr.CountInto(opt.pass(""))
+		fr.CountInto(opt.Progress.Start(""))
 	}
 	st, ch := newChain(ts, p, emit, false)
 	defer ch.close()
@@ -252,13 +244,13 @@ func filterSorted(fr *stream.FoldedReader, ts []Transform, opt FilterOptions, p 
 	}
 	// Malformed lines are skipped here and reported by the second pass,
 	// through fr.
-	prog := opt.pass("first pass")
+	prog := opt.Progress.Start("first pass")
 	for _, name := range opt.Names {
 		if err := stream.EachStack(name, prog, take); err != nil {
 			return *st, err
 		}
 	}
-	fr.CountInto(opt.pass(""))
+	fr.CountInto(opt.Progress.Start(""))
 	a := split.agg
 	unchanged := &markedStacks{fr: fr, marks: split.marks, unique: !split.repeats}
 	rewritten := a.Sorted()

@@ -19,19 +19,10 @@ type MergeOptions struct {
 	Weights []float64
 	// Stdin stands for standard input ("-"); nil means os.Stdin.
 	Stdin io.Reader
-	// Progress, when not nil, is called at the start of each pass over
-	// the inputs ("checking order" for the first pass over sorted files,
-	// "" for the reading that merges them) and returns the counter of
-	// its progress line, or nil (cmdutil.ProgressPass).
-	Progress func(phase string) *stream.Progress
-}
-
-// pass starts the progress line of a pass over the inputs.
-func (o MergeOptions) pass(phase string) *stream.Progress {
-	if o.Progress == nil {
-		return nil
-	}
-	return o.Progress(phase)
+	// Progress starts the line of each pass over the inputs ("checking
+	// order" for the first pass over sorted files, "" for the reading
+	// that merges them).
+	Progress stream.Passes
 }
 
 // MergeStats describe a MergeFiles.
@@ -95,7 +86,7 @@ func whyNotStreamed(names []string, convs []stream.CountFunc, opt MergeOptions) 
 			return fmt.Sprintf("%s is not a regular file", displayName(n)), nil
 		}
 	}
-	prog := opt.pass("checking order")
+	prog := opt.Progress.Start("checking order")
 	for i, n := range names {
 		chk, err := stream.CheckSorted(n, convs[i], prog)
 		if err != nil {
@@ -113,7 +104,7 @@ func mergeStreams(names []string, convs []stream.CountFunc, opt MergeOptions, fn
 	ins := make([]*stream.SortedInput, len(names))
 	srcs := make([]stream.Stacks, len(names))
 	mapped := false
-	prog := opt.pass("")
+	prog := opt.Progress.Start("")
 	for i, n := range names {
 		if ins[i] = stream.NewMappedSortedInput(n, opt.Diag, convs[i]); ins[i] != nil {
 			mapped = true
@@ -165,7 +156,7 @@ func aggregateFiles(names []string, convs []stream.CountFunc, opt MergeOptions, 
 	st := MergeStats{Why: why}
 	agg := stream.NewAggregator(opt.Agg)
 	defer agg.Close()
-	prog := opt.pass("")
+	prog := opt.Progress.Start("")
 	for i, n := range names {
 		stdin := opt.Stdin
 		if stdin == nil {
