@@ -63,6 +63,12 @@ type folder struct {
 
 	// The stacks of one flush: name and fids, leaf first → count.
 	stacks sums
+	// The stacks of the later samples of a flush summed apart (sum),
+	// and the key buffer of that.
+	stacks2 sums
+	key2    []byte
+	seq2    []int32 // the second table's stacks as tokens, before they join seq
+	seqOff2 []uint32
 
 	ips       []uint64
 	modes     []uint8
@@ -272,58 +278,11 @@ func (f *folder) flushing(last bool) error {
 		rp.resolve(int32(id))
 	}
 	f.resolved = len(rp.sites.sites)
-
-	for _, r := range f.recs {
-		for len(r) > 0 {
-			h := &f.hdrs[r[0]]
-			n := int(r[1])
-			w := fold.Int(uint64(r[2]) | uint64(r[3])<<32)
-			sites := r[4 : 4+n]
-			r = r[4+n:]
-			java := 0
-			if h.Java {
-				java = 1
-			}
-			named := h.name > 0
-			sk := append(f.key[:0], 0, 0, 0, 0)
-			text := false
-			sf := f.siteFid[java]
-			for _, site := range sites {
-				fid := int32(-1)
-				if int(site) < len(sf) {
-					fid = sf[site]
-				}
-				if fid < 0 {
-					var err error
-					if fid, err = f.fid(int32(site), java); err != nil {
-						return err
-					}
-					sf = f.siteFid[java]
-				}
-				fl := f.fidFlags[fid]
-				if fl&fidPieces != 0 { // else a frame perf-script folding leaves out
-					sk = binary.LittleEndian.AppendUint32(sk, uint32(fid))
-					text = text || fl&fidText != 0
-				}
-				if fl&fidSkipAfter != 0 {
-					named = false // no callers, no process name
-					break
-				}
-			}
-			if named {
-				binary.LittleEndian.PutUint32(sk, uint32(h.name))
-				text = text || len(f.names[h.name-1]) > 0
-			}
-			if !text {
-				f.key = sk
-				f.namer.Folded(-1) // an empty stack is no sample
-				continue
-			}
-			f.key = sk
-			if err := f.stacks.add(sk, w, 1); err != nil {
-				return err
-			}
-		}
+	if err := f.nameSites(); err != nil {
+		return err
+	}
+	if err := f.sum(); err != nil {
+		return err
 	}
 	if last {
 		// A collection costs a few milliseconds: worth it for tables of
@@ -345,38 +304,41 @@ func (f *folder) flushing(last bool) error {
 	// the order of their text, which is the output's: the aggregator's
 	// sort then finds them in order.
 	ents := f.stacks.ents
+	if len(f.stacks2.ents) > 0 {
+		// The stacks of both tables, numbered on: the run's entries.
+		ents = append(ents, f.stacks2.ents...)
+		f.stacks.ents = ents
+	}
 	seq, offs := f.seq[:0], f.seqOff[:0]
 	if n := len(ents) + 1; cap(offs) < n {
 		offs = make([]uint32, 0, n)
 	}
-	if n := int(f.stacks.used / 4); cap(seq) < n { // a token a word of the keys, about
+	if n := int((f.stacks.used + f.stacks2.used) / 4); cap(seq) < n { // a token a word of the keys, about
 		seq = make([]int32, 0, n+n/8)
 	}
-	for j := range ents {
-		b := f.stacks.key(j)
-		offs = append(offs, uint32(len(seq)))
-		lead := true // a stack's leading empty pieces leave no text and no ';'
-		if n := u32(b); n > 0 {
-			tok := f.nameTok[n-1]
-			if f.toks[tok].n > 0 {
-				seq, lead = append(seq, tok), false
-			}
+	if n2 := len(f.stacks2.ents); n2 > 0 {
+		// Each table's on a goroutine, the second's then appended.
+		var (
+			seq2  []int32
+			offs2 []uint32
+			done  = make(chan struct{})
+		)
+		go func() {
+			seq2, offs2 = f.appendSeqs(f.seq2[:0], f.seqOff2[:0], &f.stacks2, n2)
+			close(done)
+		}()
+		seq, offs = f.appendSeqs(seq, offs, &f.stacks, len(ents)-n2)
+		<-done
+		base := uint32(len(seq))
+		for _, o := range offs2 {
+			offs = append(offs, base+o)
 		}
-		for i := len(b) - 4; i >= 4; i -= 4 {
-			fr := &f.frames[u32(b[i:])]
-			toks := f.fidToks[fr.tokOff : fr.tokOff+fr.nends]
-			if !lead {
-				seq = append(seq, toks...)
-				continue
-			}
-			for _, tok := range toks {
-				if lead && f.toks[tok].n == 0 {
-					continue
-				}
-				seq, lead = append(seq, tok), false
-			}
-		}
+		seq = append(seq, seq2...)
+		f.seq2, f.seqOff2 = seq2, offs2
+	} else {
+		seq, offs = f.appendSeqs(seq, offs, &f.stacks, len(ents))
 	}
+	f.stacks2.reset()
 	offs = append(offs, uint32(len(seq)))
 	f.seq, f.seqOff = seq, offs
 	order := f.order[:0]
@@ -425,6 +387,37 @@ func (f *folder) flushing(last bool) error {
 	f.text.toks, f.text.tokText, f.text.prev = nil, nil, nil
 	f.stacks.reset()
 	return nil
+}
+
+// appendSeqs appends the tokens of the first n stacks of st to seq,
+// root first, and where each begins to offs.
+func (f *folder) appendSeqs(seq []int32, offs []uint32, st *sums, n int) ([]int32, []uint32) {
+	for j := range n {
+		b := st.key(j)
+		offs = append(offs, uint32(len(seq)))
+		lead := true // a stack's leading empty pieces leave no text and no ';'
+		if n := u32(b); n > 0 {
+			tok := f.nameTok[n-1]
+			if f.toks[tok].n > 0 {
+				seq, lead = append(seq, tok), false
+			}
+		}
+		for i := len(b) - 4; i >= 4; i -= 4 {
+			fr := &f.frames[u32(b[i:])]
+			toks := f.fidToks[fr.tokOff : fr.tokOff+fr.nends]
+			if !lead {
+				seq = append(seq, toks...)
+				continue
+			}
+			for _, tok := range toks {
+				if lead && f.toks[tok].n == 0 {
+					continue
+				}
+				seq, lead = append(seq, tok), false
+			}
+		}
+	}
+	return seq, offs
 }
 
 // stackText builds the texts of stacks in their order from their
@@ -842,6 +835,125 @@ func (f *folder) fid(id int32, java int) (int32, error) {
 	}
 	f.siteFid[java][id] = fid
 	return fid, nil
+}
+
+// nameSites names each site the samples written down use, as the
+// process it is sampled in (java's or not) has it.
+func (f *folder) nameSites() error {
+	for _, r := range f.recs {
+		for len(r) > 0 {
+			java := 0
+			if f.hdrs[r[0]].Java {
+				java = 1
+			}
+			n := int(r[1])
+			sites := r[4 : 4+n]
+			r = r[4+n:]
+			for _, site := range sites {
+				if sf := f.siteFid[java]; int(site) < len(sf) && sf[site] >= 0 {
+					continue
+				}
+				if _, err := f.fid(int32(site), java); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// sum sums the samples written down by folded stack, their sites
+// named: into f.stacks, and with more than one job and more than one
+// chunk of samples, into f.stacks2 too, on a goroutine of its own. The
+// two then take the stacks whose leaf frame is even and odd, so that no
+// stack is in both: each goroutine reads every sample, and builds the
+// key of and sums only its own.
+func (f *folder) sum() error {
+	if f.jobs < 2 || len(f.recs) < 2 {
+		empty, err := f.sumPart(&f.stacks, &f.key, -1)
+		f.namer.Folded(-empty)
+		return err
+	}
+	var (
+		empty2 int64
+		err2   error
+		done   = make(chan struct{})
+	)
+	go func() {
+		empty2, err2 = f.sumPart(&f.stacks2, &f.key2, 1)
+		close(done)
+	}()
+	empty, err := f.sumPart(&f.stacks, &f.key, 0)
+	<-done
+	f.namer.Folded(-empty - empty2)
+	if err == nil {
+		err = err2
+	}
+	return err
+}
+
+// sumPart adds the samples written down to st by folded stack, those
+// whose stack's leaf frame (fid) has the parity part (or all, for part
+// -1), and returns how many of them fold to an empty stack (no sample).
+// A stack of no frame, the process name alone, is even. It reads the
+// folder's names and frames and writes only st and *key, so that two
+// may run at once.
+func (f *folder) sumPart(st *sums, key *[]byte, part int32) (empty int64, err error) {
+	sk := *key
+	defer func() { *key = sk }()
+	for _, r := range f.recs {
+		for len(r) > 0 {
+			h := &f.hdrs[r[0]]
+			n := int(r[1])
+			w := fold.Int(uint64(r[2]) | uint64(r[3])<<32)
+			sites := r[4 : 4+n]
+			r = r[4+n:]
+			java := 0
+			if h.Java {
+				java = 1
+			}
+			sf := f.siteFid[java]
+			if part >= 0 {
+				leaf := int32(0)
+				for _, site := range sites {
+					if fid := sf[site]; f.fidFlags[fid]&fidPieces != 0 {
+						leaf = fid
+						break
+					}
+				}
+				if leaf&1 != part {
+					continue
+				}
+			}
+			named := h.name > 0
+			sk = append(sk[:0], 0, 0, 0, 0)
+			text := false
+			for _, site := range sites {
+				fid := sf[site]
+				fl := f.fidFlags[fid]
+				if fl&fidPieces != 0 { // else a frame perf-script folding leaves out
+					sk = binary.LittleEndian.AppendUint32(sk, uint32(fid))
+					text = text || fl&fidText != 0
+				}
+				if fl&fidSkipAfter != 0 {
+					named = false // no callers, no process name
+					break
+				}
+			}
+			if named {
+				binary.LittleEndian.PutUint32(sk, uint32(h.name))
+				text = text || len(f.names[h.name-1]) > 0
+			}
+			if !text {
+				empty++ // an empty stack is no sample
+				continue
+			}
+			if err := st.add(sk, w, 1); err != nil {
+				return empty, err
+			}
+		}
+	}
+	return empty, nil
 }
 
 // The flags of a folded frame (fidFlags).
