@@ -37,6 +37,7 @@ type folder struct {
 
 	hdrs  []hdr
 	hdrOf map[hdrKey]int32
+	java  bool // some header is a java process's
 
 	names  [][]byte // process name frames; a stack's key holds index+1
 	nameOf map[string]int32
@@ -120,7 +121,7 @@ func newFolder(namer *perfscript.Namer, emit format.EmitFunc, addrs bool, budget
 // begin starts a recording: sites, headers and frames are its own.
 func (f *folder) begin(rp *replay) {
 	f.rp = rp
-	f.hdrs, f.hdrOf = f.hdrs[:0], map[hdrKey]int32{}
+	f.hdrs, f.hdrOf, f.java = f.hdrs[:0], map[hdrKey]int32{}, false
 	f.names, f.nameOf = f.names[:0], map[string]int32{}
 	f.frames, f.fidFlags, f.fidToks, f.fidOf = f.frames[:0], f.fidFlags[:0], f.fidToks[:0], map[nameKey]int32{}
 	f.siteFid = [2][]int32{f.siteFid[0][:0], f.siteFid[1][:0]}
@@ -236,6 +237,7 @@ func (f *folder) header(s *Sample, t *thread) (int32, error) {
 		}
 		h.Name = append([]byte(nil), h.Name...)
 		e := hdr{Header: h}
+		f.java = f.java || h.Java
 		if h.Named {
 			n, ok := f.nameOf[string(h.Name)]
 			if !ok {
@@ -838,8 +840,24 @@ func (f *folder) fid(id int32, java int) (int32, error) {
 }
 
 // nameSites names each site the samples written down use, as the
-// process it is sampled in (java's or not) has it.
+// process it is sampled in (java's or not) has it. With no java process
+// in the recording that is every site not named yet, in order: the
+// sites are interned from the samples kept and nothing else, and a
+// walk of the samples would read every frame.
 func (f *folder) nameSites() error {
+	if !f.java {
+		sf := f.siteFid[0]
+		for site := range f.rp.sites.sites {
+			if site < len(sf) && sf[site] >= 0 {
+				continue
+			}
+			if _, err := f.fid(int32(site), 0); err != nil {
+				return err
+			}
+			sf = f.siteFid[0]
+		}
+		return nil
+	}
 	for _, r := range f.recs {
 		for len(r) > 0 {
 			java := 0
