@@ -586,37 +586,41 @@ func (x *seqSorter) sort(order []int32, depth int, par bool) {
 			depth++
 			continue
 		}
-		slices.Sort(ds)
-		// The runs of each distinct piece, in the order of the pieces'
-		// text; then the stacks in that order.
-		kinds, ends := x.kinds[:0], x.runEnds[:0]
-		for i := 0; i < len(ds); {
-			k := ds[i] >> 32
-			e := i + 1
-			for e < len(ds) && ds[e]>>32 == k {
-				e++
-			}
-			kinds, ends = append(kinds, k<<32|uint64(len(ends))), append(ends, e)
-			i = e
+		// The stacks grouped by piece, counted in an array by piece
+		// (zero between uses): the groups in the order of the pieces'
+		// text, each where the counts before it end.
+		nt := len(f.toks)
+		if len(x.count) < 2*nt+1 {
+			x.count = make([]int32, 2*nt+1)
 		}
-		x.kinds, x.runEnds = kinds, ends
-		slices.SortFunc(kinds, func(a, b uint64) int { return f.comparePieces(uint32(a>>32), uint32(b>>32)) })
+		count, kinds := x.count, x.kinds[:0]
+		for _, d := range ds {
+			c := pieceIndex(d>>32, nt)
+			if count[c] == 0 {
+				kinds = append(kinds, d>>32)
+			}
+			count[c]++
+		}
+		slices.SortFunc(kinds, func(a, b uint64) int { return f.comparePieces(uint32(a), uint32(b)) })
+		x.kinds = kinds
 		base := len(x.subRuns)
-		n := 0
-		for _, kr := range kinds {
-			r := int(uint32(kr))
-			start := 0
-			if r > 0 {
-				start = ends[r-1]
+		at := int32(0)
+		for _, k := range kinds {
+			c := pieceIndex(k, nt)
+			n := count[c]
+			count[c] = at
+			if n > 1 && k&1 == 0 { // stacks that go on
+				x.subRuns = append(x.subRuns, [2]int{int(at), int(at + n)})
 			}
-			end := ends[r]
-			for _, d := range ds[start:end] {
-				order[n] = int32(uint32(d))
-				n++
-			}
-			if end-start > 1 && kr>>32&1 == 0 { // stacks that go on
-				x.subRuns = append(x.subRuns, [2]int{n - (end - start), n})
-			}
+			at += n
+		}
+		for _, d := range ds {
+			c := pieceIndex(d>>32, nt)
+			order[count[c]] = int32(uint32(d))
+			count[c]++
+		}
+		for _, k := range kinds {
+			count[pieceIndex(k, nt)] = 0
 		}
 		runs := x.subRuns[base:]
 		if par && len(order) >= parSort && len(runs) > 1 {
@@ -669,7 +673,7 @@ type seqSorter struct {
 	offs    []uint32
 	digits  []uint64
 	kinds   []uint64
-	runEnds []int
+	count   []int32 // by pieceIndex; zero but within a node of sort
 	subRuns [][2]int
 	scratch [2][]byte // compareSeqs's
 	wg      sync.WaitGroup
@@ -681,6 +685,15 @@ const parSort = 1 << 12
 
 // pieceEnded is seqSorter's piece of a stack that has ended.
 const pieceEnded = 1<<32 - 1
+
+// pieceIndex numbers piece k of a recording of nt tokens: its own value,
+// and 2nt for pieceEnded.
+func pieceIndex(k uint64, nt int) int {
+	if k == pieceEnded {
+		return 2 * nt
+	}
+	return int(k)
+}
 
 // comparePieces compares two of seqSorter's pieces: a token's text
 // followed by ';', or by END (below every byte) when it is its stack's
