@@ -93,6 +93,10 @@ func (x *Index) Home(h uint64) int32 {
 
 func (x *Index) alloc(n int) {
 	x.slots, x.shift = make([]uint64, n), shift(n)
+	// Written before it is read: slots fresh from the system would map
+	// the zero page where a probe reads first, and each page would then
+	// fault again, and flush the other cores' TLBs, at its first insert.
+	clear(x.slots)
 }
 
 func (x *Index) grow() {
