@@ -229,7 +229,9 @@ func TestSortedIsBytewise(t *testing.T) {
 	for len(want) < 20000 {
 		var k []byte
 		if rng.IntN(3) == 0 {
-			k = append(k, strings.Repeat("java;start_thread;", rng.IntN(8))...)
+			// Some share over a kilobyte: sortFrom skips shared bytes
+			// past what its 8-byte levels reach.
+			k = append(k, strings.Repeat("java;start_thread;", rng.IntN(8)+70*rng.IntN(2))...)
 		}
 		for range rng.IntN(20) {
 			k = append(k, alphabet[rng.IntN(len(alphabet))])
@@ -245,6 +247,28 @@ func TestSortedIsBytewise(t *testing.T) {
 	for i, e := range tb.sorted() {
 		if got := string(tb.key(&e)); got != want[i] {
 			t.Fatalf("position %d: %q, want %q", i, got, want[i])
+		}
+	}
+}
+
+// TestCommonPrefix: commonPrefix is the length of the longest common
+// prefix, at every length and mismatch position around its 8-byte steps.
+func TestCommonPrefix(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		a := []byte(strings.Repeat("x", n))
+		for m := 0; m <= n+2; m++ {
+			b := append([]byte(strings.Repeat("x", min(m, n))), "yz"[:max(0, min(2, m-n))]...)
+			for i := 0; i < len(b); i++ {
+				c := slices.Clone(b)
+				c[i] = 'q'
+				want := 0
+				for want < min(len(a), len(c)) && a[want] == c[want] {
+					want++
+				}
+				if got := commonPrefix(a, c); got != want {
+					t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, c, got, want)
+				}
+			}
 		}
 	}
 }

@@ -168,9 +168,10 @@ func (t *table) sorted() []entry {
 	return t.entries
 }
 
-// radixDepth is how deep sortFrom goes 8 bytes at a time before it
-// compares what is left of the stacks.
-const radixDepth = 64
+// radixDepth is how deep sortFrom goes 8 bytes at a time, or further
+// by skipping what a node's stacks share, before it compares what is
+// left of the stacks.
+const radixDepth = 1 << 16
 
 // sortFrom sorts entries whose stacks are equal up to depth. Comparing
 // whole stacks reads two random places of the arena per comparison, and
@@ -189,6 +190,15 @@ func (t *table) sortFrom(es []entry, depth int) {
 		})
 		return
 	}
+	// The bytes all the stacks share from depth on are skipped in one
+	// pass (a process's stacks share long beginnings: 8 bytes a level,
+	// each an arena read per stack, would get to their end slowly).
+	first := t.key(&es[0])[depth:]
+	shared := len(first)
+	for i := 1; i < len(es) && shared > 0; i++ {
+		shared = commonPrefix(first[:shared], t.key(&es[i])[depth:])
+	}
+	depth += shared
 	for i := range es {
 		es[i].hash = digit(t.key(&es[i]), depth)
 	}
@@ -276,6 +286,21 @@ func sortByDigit(es []entry, depth int) {
 
 // digit returns the 8 bytes of key at depth as a big-endian integer,
 // zero-padded past its end.
+// commonPrefix returns the length of the longest common prefix of a and
+// b, a at most: 8 bytes at a time.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for ; i < n && a[i] == b[i]; i++ {
+	}
+	return i
+}
+
 func digit(key []byte, depth int) uint64 {
 	if len(key) >= depth+8 {
 		return binary.BigEndian.Uint64(key[depth:])
