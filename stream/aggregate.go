@@ -401,6 +401,35 @@ func (s *tableSource) cur() ([]byte, fold.Count) {
 	return s.t.key(e), e.count()
 }
 
+// sourceStacks is a source as Stacks, for Join.
+type sourceStacks struct {
+	s   source
+	err error
+}
+
+func (x *sourceStacks) Next() bool {
+	if err := x.s.next(); err != nil {
+		if err != io.EOF {
+			x.err = err
+		}
+		return false
+	}
+	return true
+}
+
+func (x *sourceStacks) Stack() []byte {
+	stack, _ := x.s.cur()
+	return stack
+}
+
+func (x *sourceStacks) Count() fold.Count {
+	_, c := x.s.cur()
+	return c
+}
+
+func (x *sourceStacks) Err() error   { return x.err }
+func (x *sourceStacks) Close() error { return nil }
+
 func closeSources(srcs []source) {
 	for _, s := range srcs {
 		if r, ok := s.(*runReader); ok {
@@ -410,8 +439,15 @@ func closeSources(srcs []source) {
 }
 
 // merge calls fn for each distinct stack of the sorted sources, in order,
-// summing the counts of a stack found in several sources.
+// summing the counts of a stack found in several sources. Each source's
+// stacks are distinct.
 func merge(srcs []source, fn func([]byte, fold.Count) error) error {
+	if len(srcs) == 2 {
+		// Two tables of workers: walked side by side, one comparison a
+		// stack, none copied (the heap below copies each stack to
+		// compare the next ones with it).
+		return mergeTwo(&sourceStacks{s: srcs[0]}, &sourceStacks{s: srcs[1]}, fn)
+	}
 	if len(srcs) == 1 {
 		s := srcs[0]
 		for {

@@ -196,7 +196,9 @@ func (t *table) sortFrom(es []entry, depth int) {
 	first := t.key(&es[0])[depth:]
 	shared := len(first)
 	for i := 1; i < len(es) && shared > 0; i++ {
-		shared = commonPrefix(first[:shared], t.key(&es[i])[depth:])
+		if k := t.key(&es[i])[depth:]; len(k) < shared || !bytes.Equal(first[:shared], k[:shared]) {
+			shared = commonPrefix(first[:shared], k)
+		}
 	}
 	depth += shared
 	for i := range es {
