@@ -89,8 +89,9 @@ var optionSets = []format.MapOptions{
 // TestDirectMatchesText: folding each committed recording straight from
 // its samples gives what the text path gives (each sample printed as
 // perf script's text and parsed), with every option, whether the table
-// of samples is flushed once or after nearly every sample, and counts
-// the same samples.
+// of samples is flushed once, after nearly every sample, or at every
+// second chunk of samples (where -j 2 sums a flush on two goroutines),
+// and counts the same samples.
 func TestDirectMatchesText(t *testing.T) {
 	root := "../../testdata/perfdata"
 	text := newFormat(perfscript.Format, true)
@@ -109,7 +110,7 @@ func TestDirectMatchesText(t *testing.T) {
 				o[k] = v
 			}
 			want := foldWith(t, text, o, 0, data)
-			for _, mem := range []int64{0, 1} {
+			for _, mem := range []int64{0, 1, 4 << 10} {
 				got := foldWith(t, Format, o, mem, data)
 				if got != want {
 					t.Errorf("%s %v mem %d: the direct fold differs from the text path:\n%s\nstats %q vs %q\nfinish %q vs %q\nnotes %q vs %q",
