@@ -375,6 +375,7 @@ func (f *folder) flushing(last bool) error {
 		r := &sortedRun{order: order[:n], seq: seq, offs: offs, ents: ents, added: int64(len(order))}
 		r.text.toks, r.text.tokText = f.toks, f.tokText
 		f.order, f.seq, f.seqOff, f.stacks.ents = nil, nil, nil, nil
+		f.seq2, f.seqOff2 = nil, nil
 		f.toks, f.tokText, f.tokOf = nil, nil, map[string]int32{}
 		f.stacks.reset()
 		f.handed = true
