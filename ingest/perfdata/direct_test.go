@@ -84,6 +84,7 @@ var optionSets = []format.MapOptions{
 	{"skip-after": []string{"main", "recurse", "__libc_start_call_main"}, "pid": true},
 	{"jobs": 2},
 	{"jobs": 2, "all": true, "tid": true},
+	{"jobs": 2, "skip-after": []string{"main", "recurse"}, "kernel": true},
 }
 
 // TestDirectMatchesText: folding each committed recording straight from

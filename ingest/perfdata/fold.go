@@ -946,10 +946,14 @@ func (f *folder) sumPart(st *sums, key *[]byte, part int32) (empty int64, err er
 			}
 			sf := f.siteFid[java]
 			if part >= 0 {
+				// The key's first fid, as the loop below finds it.
 				leaf := int32(0)
 				for _, site := range sites {
-					if fid := sf[site]; f.fidFlags[fid]&fidPieces != 0 {
+					fid := sf[site]
+					if fl := f.fidFlags[fid]; fl&fidPieces != 0 {
 						leaf = fid
+						break
+					} else if fl&fidSkipAfter != 0 {
 						break
 					}
 				}
