@@ -1,6 +1,7 @@
 package flame
 
 import (
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -42,6 +43,18 @@ func frameColor(palette string, hash bool, name string) rgb {
 		v1 = perlRand(runeSum(name))
 		v2, v3 = v1, v1
 	}
+	return paletteColor(palette, name, v1, v2, v3)
+}
+
+// randomColor is frameColor with --random: the three variables drawn at
+// random for every frame, as flamegraph.pl's color() draws them then.
+func randomColor(palette, name string) rgb {
+	return paletteColor(palette, name, rand.Float64(), rand.Float64(), rand.Float64())
+}
+
+// paletteColor is the colour of palette for the variables v1, v2, v3
+// in [0, 1) (flamegraph.pl's color()).
+func paletteColor(palette, name string, v1, v2, v3 float64) rgb {
 	switch palette {
 	case "hot":
 		return rgb{uint8(205 + int(50*v3)), uint8(int(230 * v1)), uint8(int(55 * v2))}

@@ -404,6 +404,34 @@ func TestOptionEffects(t *testing.T) {
 			t.Error("countname bytes: root title lacks it")
 		}
 	})
+	t.Run("random colours each frame anew, hash wins", func(t *testing.T) {
+		opt := base
+		opt.Random = true
+		a, _ := parseSVG(t, render(t, input, opt))
+		b, _ := parseSVG(t, render(t, input, opt))
+		differ := 0
+		for i := range a {
+			if a[i].fill != b[i].fill {
+				differ++
+			}
+			var r, g, bl int
+			if _, err := fmt.Sscanf(a[i].fill, "rgb(%d,%d,%d)", &r, &g, &bl); err != nil || r < 205 || g > 230 || bl > 55 {
+				t.Errorf("random: frame %q fill %s, not of the hot palette", a[i].name, a[i].fill)
+			}
+		}
+		if differ < len(a)/2 {
+			t.Errorf("random: %d of %d frames have the same colour in two graphs", len(a)-differ, len(a))
+		}
+		opt.Hash = true
+		withHash, _ := parseSVG(t, render(t, input, opt))
+		opt.Random = false
+		hashOnly, _ := parseSVG(t, render(t, input, opt))
+		for i := range withHash {
+			if withHash[i].fill != hashOnly[i].fill {
+				t.Errorf("random with hash: frame %q %s, hash alone %s", withHash[i].name, withHash[i].fill, hashOnly[i].fill)
+			}
+		}
+	})
 	t.Run("reverse merges from the leaves", func(t *testing.T) {
 		opt := DefaultOptions()
 		opt.Reverse = true

@@ -22,6 +22,7 @@ type Options struct {
 	Colors      string // palette: one of Palettes
 	BgColors    string // background: yellow, blue, green, grey or #rrggbb; "" picks by palette
 	Hash        bool   // colour by a hash of the name that favours its first characters
+	Random      bool   // colour each frame at random (Hash wins, as in flamegraph.pl)
 	// Palette, when not nil, gives frames the colour it holds for their
 	// name and records the colour of the names it lacks, so graphs drawn
 	// with the same palette colour the same function alike.
@@ -85,6 +86,15 @@ func (m MinWidth) String() string {
 // Palettes lists the colour palettes of --colors.
 var Palettes = []string{"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl",
 	"red", "green", "blue", "aqua", "yellow", "purple", "orange"}
+
+// frameColor is the colour of a frame named name, by Colors, Hash and
+// Random.
+func (o *Options) frameColor(name string) rgb {
+	if o.Random && !o.Hash {
+		return randomColor(o.Colors, name)
+	}
+	return frameColor(o.Colors, o.Hash, name)
+}
 
 // Check reports the first option that is out of range.
 func (o *Options) Check() error {

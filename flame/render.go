@@ -288,9 +288,9 @@ func (r *renderer) color(b []byte, f *frame, root bool) []byte {
 	case r.diff:
 		c = diffColor(f.delta, r.maxDelta, o.Negate)
 	case o.Palette != nil:
-		c = o.Palette.color(name, func() rgb { return frameColor(o.Colors, o.Hash, name) })
+		c = o.Palette.color(name, func() rgb { return o.frameColor(name) })
 	default:
-		c = frameColor(o.Colors, o.Hash, name)
+		c = o.frameColor(name)
 	}
 	return c.append(b)
 }

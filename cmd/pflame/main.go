@@ -42,6 +42,7 @@ func command() *cmdutil.Command {
 			&cli.StringFlag{Name: "colors", Aliases: []string{"color"}, Value: d.Colors, Destination: &o.Colors, Usage: "`PALETTE`: " + strings.Join(flame.Palettes, ", ")},
 			&cli.StringFlag{Name: "bgcolors", Destination: &o.BgColors, Usage: "background `COLOR`: yellow, blue, green, grey or #rrggbb", DefaultText: "by palette"},
 			&cli.BoolFlag{Name: "hash", Destination: &o.Hash, Usage: "colour by a hash of the name's first characters (similar names, similar colours)", DefaultText: "false"},
+			&cli.BoolFlag{Name: "random", Destination: &o.Random, Usage: "colour every frame at random, a different graph each run (--hash wins)", DefaultText: "false"},
 			&cli.BoolFlag{Name: "cp", Usage: "consistent palette: read colours from --palfile and write back the new ones", DefaultText: "false"},
 			&cli.StringFlag{Name: "palfile", Value: "palette.map", Usage: "palette `FILE` of --cp (setting it implies --cp)"},
 			&cli.BoolFlag{Name: "reverse", Destination: &o.Reverse, Usage: "reverse each stack, merging from the leaves", DefaultText: "false"},
