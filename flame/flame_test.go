@@ -28,6 +28,13 @@ const testdata = "../testdata/flame"
 // stream.Aggregator small enough to spill.
 func render(t testing.TB, input []byte, opt Options) []byte {
 	t.Helper()
+	svg, _ := renderGraph(t, input, opt)
+	return svg
+}
+
+// renderGraph is render, returning the Graph too (its Stats).
+func renderGraph(t testing.TB, input []byte, opt Options) ([]byte, *Graph) {
+	t.Helper()
 	g := newGraph(t, opt)
 	for line := range bytes.Lines(input) {
 		line = bytes.TrimSuffix(line, []byte("\n"))
@@ -51,7 +58,7 @@ func render(t testing.TB, input []byte, opt Options) []byte {
 	if err := g.Render(&out); err != nil {
 		t.Fatal(err)
 	}
-	return out.Bytes()
+	return out.Bytes(), g
 }
 
 func newGraph(t testing.TB, opt Options) *Graph {
@@ -402,6 +409,32 @@ func TestOptionEffects(t *testing.T) {
 		want := fmt.Sprintf("<title>all (%v bytes, 100%%)</title>", baseFrames[0].count)
 		if !bytes.Contains(render(t, input, opt), []byte(want)) {
 			t.Error("countname bytes: root title lacks it")
+		}
+	})
+	t.Run("total above the counts' sum is drawn as theirs", func(t *testing.T) {
+		opt := base
+		sum := totalOf(baseFrames)
+		opt.Total = fold.Int(uint64(4 * sum))
+		svg, g := renderGraph(t, input, opt)
+		fs, _ := parseSVG(t, svg)
+		if fs[0].count != 4*sum || g.Stats().TotalIgnored {
+			t.Errorf("total %v: root counts %v (ignored %v), want %v", opt.Total, fs[0].count, g.Stats().TotalIgnored, 4*sum)
+		}
+		// Shares are of the total given; frames under 0.1 px of it are left out.
+		for _, f := range fs[1:] {
+			want := fmt.Sprintf("%.2f%%", 100*f.count/(4*sum))
+			if f.rest != want {
+				t.Errorf("total %v: frame %q of %v is %s, want %s", opt.Total, f.name, f.count, f.rest, want)
+			}
+			if f.count < 0.1*4*sum/float64(opt.Width-2*xpad) {
+				t.Errorf("total %v: frame %q of %v drawn, narrower than 0.1 px", opt.Total, f.name, f.count)
+			}
+		}
+		opt.Total = fold.Int(uint64(sum / 2))
+		svg, g = renderGraph(t, input, opt)
+		less, _ := parseSVG(t, svg)
+		if less[0].count != sum || len(less) != len(baseFrames) || !g.Stats().TotalIgnored {
+			t.Errorf("total %v, less than the sum %v: root %v, %d frames, ignored %v; want it ignored", opt.Total, sum, less[0].count, len(less), g.Stats().TotalIgnored)
 		}
 	})
 	t.Run("random colours each frame anew, hash wins", func(t *testing.T) {

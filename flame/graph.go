@@ -47,6 +47,9 @@ type Stats struct {
 	Frames  int        // frames drawn, the root included
 	Depth   int        // deepest frame drawn (the root is 0)
 	Dropped int64      // frames left out as narrower than the minimum width
+	// TotalIgnored says Options.Total was less than the counts' total
+	// and not drawn.
+	TotalIgnored bool
 }
 
 // Stats returns the statistics of the last Render.
@@ -65,7 +68,9 @@ func New(opt Options, sorter Sorter) (*Graph, error) {
 	g := &Graph{opt: opt, sorter: sorter}
 	plot := float64(opt.Width - 2*xpad)
 	mw := opt.MinWidth
+	floor := opt.Total.Float64() // a --total above the counts' is the total drawn
 	g.b.minWidth = func(total float64) float64 {
+		total = max(total, floor)
 		if mw.Percent {
 			return total * mw.Value / 100
 		}
@@ -186,7 +191,15 @@ func (g *Graph) Render(w io.Writer) error {
 	if g.total.IsZero() || len(frames) == 0 || !(frames[0].width > 0) {
 		return errors.Join(writeEmpty(w, &g.opt), ErrNoCounts)
 	}
-	r := renderer{opt: &g.opt, frames: frames, total: g.total, diff: g.diff, maxDelta: max(g.b.maxDelta, 1)}
+	total := g.total
+	switch t := g.opt.Total; {
+	case t.IsZero():
+	case g.total.Less(t):
+		frames[0].width, total = t.Float64(), t // the root spans the width, as much as t
+	case t.Less(g.total):
+		g.stats.TotalIgnored = true
+	}
+	r := renderer{opt: &g.opt, frames: frames, total: total, diff: g.diff, maxDelta: max(g.b.maxDelta, 1)}
 	return r.write(w)
 }
 

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/pfold/pfold/fold"
 )
 
 // Options are flamegraph.pl's options, with the same names and defaults.
@@ -32,7 +34,12 @@ type Options struct {
 	FlameChart bool    // keep input order (x is time) instead of sorting and merging
 	Negate     bool    // swap the red and blue of differential graphs
 	Factor     float64 // multiply counts by this in the labels
-	Notes      string  // text put in a comment in the SVG
+	// Total, when more than the counts sum to, is drawn as their total:
+	// the graph takes its share of the width and shares are of it, so
+	// that graphs of different sizes compare (flamegraph.pl's --total).
+	// Less, it is left alone (Stats.TotalIgnored); zero, it is not given.
+	Total fold.Count
+	Notes string // text put in a comment in the SVG
 }
 
 // DefaultOptions returns flamegraph.pl's defaults.
@@ -109,6 +116,8 @@ func (o *Options) Check() error {
 		return fmt.Errorf("fontwidth %g is not positive", o.FontWidth)
 	case !(o.Factor > 0) || math.IsInf(o.Factor, 0):
 		return fmt.Errorf("factor %g is not a positive number", o.Factor)
+	case o.Total.Float64() < 0 || math.IsInf(o.Total.Float64(), 0) || math.IsNaN(o.Total.Float64()):
+		return fmt.Errorf("total %s is not a count", o.Total)
 	}
 	known := false
 	for _, p := range Palettes {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pfold/pfold/flame"
+	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
@@ -50,6 +51,7 @@ func command() *cmdutil.Command {
 			&cli.BoolFlag{Name: "flamechart", Destination: &o.FlameChart, Usage: "keep input order (x is time) instead of sorting and merging", DefaultText: "false"},
 			&cli.BoolFlag{Name: "negate", Destination: &o.Negate, Usage: "swap red and blue in differential graphs", DefaultText: "false"},
 			&cli.Float64Flag{Name: "factor", Value: d.Factor, Destination: &o.Factor, Usage: "multiply counts by `X` in labels"},
+			&cli.StringFlag{Name: "total", Usage: "draw the graph as if the counts summed to `COUNT` (when more than they do): graphs of different totals then compare", DefaultText: "the counts' sum"},
 			&cli.StringFlag{Name: "notes", Destination: &o.Notes, Usage: "`TEXT` put in a comment in the SVG", DefaultText: "none"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),
@@ -72,6 +74,11 @@ func options(c *cli.Context, o flame.Options) (flame.Options, error) {
 		return o, cmdutil.UsageErrorf("--minwidth: %v", err)
 	}
 	o.MinWidth = mw
+	if c.IsSet("total") {
+		if o.Total, err = fold.ParseCount([]byte(c.String("total"))); err != nil {
+			return o, cmdutil.UsageErrorf("--total %q: %v", c.String("total"), err)
+		}
+	}
 	if err := o.Check(); err != nil {
 		return o, cmdutil.UsageErrorf("%v", err)
 	}
@@ -155,6 +162,9 @@ func run(c *cli.Context, flags flame.Options) error {
 	})
 	if err != nil {
 		return err
+	}
+	if g.Stats().TotalIgnored {
+		fmt.Fprintf(c.App.ErrWriter, "pflame: warning: --total %s is less than the counts' total, %s, so it is ignored\n", opt.Total, g.Stats().Total)
 	}
 	if palfile != "" {
 		if err := writePalette(palfile, opt.Palette); err != nil {

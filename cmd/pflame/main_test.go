@@ -76,6 +76,8 @@ func TestUsageErrors(t *testing.T) {
 		{"--bgcolors", "#12345"},
 		{"--width", "0"},
 		{"--factor", "-1"},
+		{"--total", "many"},
+		{"--total", "-5"},
 		{"--nosuchflag"},
 	})
 }
@@ -125,6 +127,22 @@ func TestDifferentialAndOptions(t *testing.T) {
 	neg, _, _ := cmdtest.Run(command, diff, "--negate")
 	if !strings.Contains(neg, "grew (30 samples, 60.00%; -40.00%)") {
 		t.Error("--negate did not swap the change's sign")
+	}
+}
+
+// TestTotal: --total above the counts' sum is the root's count and the
+// base of the shares (flamegraph.pl draws "a;b 3 / a;c 1" with --total 8
+// so); below it, it is ignored with a warning.
+func TestTotal(t *testing.T) {
+	out, errs, code := cmdtest.Run(command, "a;b 3\na;c 1\n", "--total", "8")
+	for _, want := range []string{"all (8 samples, 100%)", "a (4 samples, 50.00%)", "b (3 samples, 37.50%)", `width="590"`} {
+		if code != 0 || errs != "" || !strings.Contains(out, want) {
+			t.Errorf("--total 8: output lacks %q (code %d, stderr %q)", want, code, errs)
+		}
+	}
+	out, errs, code = cmdtest.Run(command, "a;b 3\na;c 1\n", "--total", "2")
+	if code != 0 || !strings.Contains(out, "all (4 samples, 100%)") || errs != "pflame: warning: --total 2 is less than the counts' total, 4, so it is ignored\n" {
+		t.Errorf("--total 2: code %d, stderr %q", code, errs)
 	}
 }
 
