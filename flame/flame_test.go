@@ -513,6 +513,64 @@ func TestMerge(t *testing.T) {
 
 // TestEscaping checks that names with XML's special characters, invalid
 // UTF-8 and control characters read back as written (or as U+FFFD).
+// TestEncoding: --encoding declares the SVG's encoding and writes names
+// in it byte for byte (a Latin-1 "café" reads back as "café"); UTF-8
+// declared, or none, draws bytes that are not UTF-8 as U+FFFD.
+func TestEncoding(t *testing.T) {
+	in := []byte("main;caf\xe9 3\nmain;x&y 1\n")
+	opt := DefaultOptions()
+	opt.Encoding = "ISO-8859-1"
+	svg := render(t, in, opt)
+	if !bytes.HasPrefix(svg, []byte(`<?xml version="1.0" encoding="ISO-8859-1" standalone="no"?>`)) {
+		t.Errorf("declaration %q", svg[:min(len(svg), 70)])
+	}
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	d.Strict = true
+	d.CharsetReader = func(charset string, r io.Reader) (io.Reader, error) {
+		if charset != "ISO-8859-1" {
+			return nil, fmt.Errorf("charset %q", charset)
+		}
+		b, err := io.ReadAll(r)
+		var u []rune
+		for _, c := range b {
+			u = append(u, rune(c)) // Latin-1 is the first 256 code points
+		}
+		return strings.NewReader(string(u)), err
+	}
+	var titles []string
+	for inTitle := false; ; {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("not well-formed ISO-8859-1 XML: %v", err)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			inTitle = tok.Name.Local == "title"
+		case xml.CharData:
+			if inTitle {
+				titles = append(titles, string(tok))
+			}
+		case xml.EndElement:
+			inTitle = false
+		}
+	}
+	for _, want := range []string{"café (3 samples, 75.00%)", "x&y (1 samples, 25.00%)"} {
+		if !slices.Contains(titles, want) {
+			t.Errorf("title %q not among %q", want, titles)
+		}
+	}
+	for _, enc := range []string{"", "utf-8"} {
+		opt.Encoding = enc
+		fs, _ := parseSVG(t, render(t, in, opt))
+		if names := frameNames(fs); !slices.Contains(names, "caf\uFFFD") {
+			t.Errorf("encoding %q: names %q, want caf\uFFFD", enc, names)
+		}
+	}
+}
+
 func TestEscaping(t *testing.T) {
 	names := []string{`std::vector<int>::push_back(int&&)`, `a "quoted" 'name'`, `x]]>y`, "bad\xffbyte", "tab\tand\x07bell", "cr\rin name"}
 	var in bytes.Buffer

@@ -199,7 +199,7 @@ func (g *Graph) Render(w io.Writer) error {
 	case t.Less(g.total):
 		g.stats.TotalIgnored = true
 	}
-	r := renderer{opt: &g.opt, frames: frames, total: total, diff: g.diff, maxDelta: max(g.b.maxDelta, 1)}
+	r := renderer{opt: &g.opt, frames: frames, total: total, diff: g.diff, maxDelta: max(g.b.maxDelta, 1), raw: g.opt.rawBytes()}
 	return r.write(w)
 }
 

@@ -3,6 +3,7 @@ package flame
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -40,6 +41,11 @@ type Options struct {
 	// Less, it is left alone (Stats.TotalIgnored); zero, it is not given.
 	Total fold.Count
 	Notes string // text put in a comment in the SVG
+	// Encoding, when set, is declared as the SVG's (flamegraph.pl's
+	// --encoding): names and texts in it, other than UTF-8, are written
+	// with their bytes as they are. Unset, the SVG is UTF-8 and bytes
+	// that are not UTF-8 are drawn as U+FFFD.
+	Encoding string
 }
 
 // DefaultOptions returns flamegraph.pl's defaults.
@@ -94,6 +100,15 @@ func (m MinWidth) String() string {
 var Palettes = []string{"hot", "mem", "io", "wakeup", "chain", "java", "js", "perl",
 	"red", "green", "blue", "aqua", "yellow", "purple", "orange"}
 
+// encName is XML's EncName.
+var encName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`)
+
+// rawBytes reports whether names and texts keep their bytes that are
+// not ASCII as they are: the SVG declares an encoding other than UTF-8.
+func (o *Options) rawBytes() bool {
+	return o.Encoding != "" && !strings.EqualFold(o.Encoding, "UTF-8") && !strings.EqualFold(o.Encoding, "UTF8")
+}
+
 // frameColor is the colour of a frame named name, by Colors, Hash and
 // Random.
 func (o *Options) frameColor(name string) rgb {
@@ -116,6 +131,8 @@ func (o *Options) Check() error {
 		return fmt.Errorf("fontwidth %g is not positive", o.FontWidth)
 	case !(o.Factor > 0) || math.IsInf(o.Factor, 0):
 		return fmt.Errorf("factor %g is not a positive number", o.Factor)
+	case o.Encoding != "" && !encName.MatchString(o.Encoding):
+		return fmt.Errorf("encoding %q is not an encoding's name (letters, digits, '.', '_' and '-', a letter first)", o.Encoding)
 	case o.Total.Float64() < 0 || math.IsInf(o.Total.Float64(), 0) || math.IsNaN(o.Total.Float64()):
 		return fmt.Errorf("total %s is not a count", o.Total)
 	}

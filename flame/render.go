@@ -30,6 +30,7 @@ type renderer struct {
 	total    fold.Count
 	diff     bool
 	maxDelta float64
+	raw      bool // Options.rawBytes
 	buf      []byte
 }
 
@@ -65,15 +66,15 @@ func (r *renderer) write(w io.Writer) error {
 	b = append(b, "\" height=\""...)
 	b = appendNum(b, height)
 	b = append(b, "\" fill=\"url(#background)\"/>\n"...)
-	b = appendText(b, "title", "", math.Floor(width/2), fs*2, o.title())
+	b = appendText(b, "title", "", math.Floor(width/2), fs*2, o.title(), r.raw)
 	if o.Subtitle != "" {
-		b = appendText(b, "subtitle", "", math.Floor(width/2), fs*4, o.Subtitle)
+		b = appendText(b, "subtitle", "", math.Floor(width/2), fs*4, o.Subtitle, r.raw)
 	}
-	b = appendText(b, "details", "", xpad, height-ypad2/2, " ")
-	b = appendText(b, "unzoom", "hide", xpad, fs*2, "Reset Zoom")
-	b = appendText(b, "search", "", width-xpad-100, fs*2, "Search")
-	b = appendText(b, "ignorecase", "", width-xpad-16, fs*2, "ic")
-	b = appendText(b, "matched", "", width-xpad-100, height-ypad2/2, " ")
+	b = appendText(b, "details", "", xpad, height-ypad2/2, " ", false)
+	b = appendText(b, "unzoom", "hide", xpad, fs*2, "Reset Zoom", false)
+	b = appendText(b, "search", "", width-xpad-100, fs*2, "Search", false)
+	b = appendText(b, "ignorecase", "", width-xpad-16, fs*2, "ic", false)
+	b = appendText(b, "matched", "", width-xpad-100, height-ypad2/2, " ", false)
 
 	b = append(b, "<g id=\"frames\">\n"...)
 	var fill []byte
@@ -111,7 +112,7 @@ func (r *renderer) write(w io.Writer) error {
 		b = append(b, "\" y=\""...)
 		b = appendNum(b, 3+(y1+y2)/2)
 		b = append(b, "\">"...)
-		b = appendXML(b, fitName(f.name, x2-x1, fs*o.FontWidth))
+		b = appendXMLIn(b, fitName(f.name, x2-x1, fs*o.FontWidth), r.raw)
 		b = append(b, "</text></g>\n"...)
 		if len(b) >= flushAt {
 			if _, err := w.Write(b); err != nil {
@@ -129,7 +130,13 @@ func (r *renderer) write(w io.Writer) error {
 }
 
 func appendHeader(b []byte, o *Options, width, height float64) []byte {
-	b = append(b, "<?xml version=\"1.0\" standalone=\"no\"?>\n"+
+	b = append(b, "<?xml version=\"1.0\""...)
+	if o.Encoding != "" {
+		b = append(b, " encoding=\""...)
+		b = append(b, o.Encoding...) // checked: letters, digits, '.', '_', '-'
+		b = append(b, '"')
+	}
+	b = append(b, " standalone=\"no\"?>\n"+
 		"<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n"+
 		"<svg version=\"1.1\" width=\""...)
 	b = appendNum(b, width)
@@ -144,7 +151,7 @@ func appendHeader(b []byte, o *Options, width, height float64) []byte {
 		"hover over a frame for its count, click to zoom, Ctrl-F to search. -->\n"...)
 	if o.Notes != "" {
 		b = append(b, "<!-- NOTES: "...)
-		b = appendXML(b, commentSafe(o.Notes))
+		b = appendXMLIn(b, commentSafe(o.Notes), o.rawBytes())
 		b = append(b, " -->\n"...)
 	}
 	return b
@@ -194,7 +201,9 @@ func appendCSSIdent(b []byte, s string) []byte {
 	return b
 }
 
-func appendText(b []byte, id, class string, x, y float64, text string) []byte {
+// appendText appends a text element; raw passes bytes that are not
+// ASCII through (Options.rawBytes).
+func appendText(b []byte, id, class string, x, y float64, text string, raw bool) []byte {
 	b = append(b, "<text id=\""...)
 	b = append(b, id...)
 	b = append(b, '"')
@@ -208,7 +217,7 @@ func appendText(b []byte, id, class string, x, y float64, text string) []byte {
 	b = append(b, "\" y=\""...)
 	b = appendNum(b, y)
 	b = append(b, "\">"...)
-	b = appendXML(b, text)
+	b = appendXMLIn(b, text, raw)
 	return append(b, "</text>\n"...)
 }
 
@@ -220,14 +229,14 @@ func (r *renderer) appendInfo(b []byte, f *frame, root bool) []byte {
 		b = append(b, "all ("...)
 		b = appendCount(b, r.total.Float64()*o.Factor, r.total.Scale(o.Factor))
 		b = append(b, ' ')
-		b = appendXML(b, o.CountName)
+		b = appendXMLIn(b, o.CountName, r.raw)
 		return append(b, ", 100%)"...)
 	}
-	b = appendXML(b, stripAnnotation(f.name))
+	b = appendXMLIn(b, stripAnnotation(f.name), r.raw)
 	b = append(b, " ("...)
 	b = appendCount(b, f.width*o.Factor, fold.Count{})
 	b = append(b, ' ')
-	b = appendXML(b, o.CountName)
+	b = appendXMLIn(b, o.CountName, r.raw)
 	b = append(b, ", "...)
 	b = strconv.AppendFloat(b, 100*f.width/r.frames[0].width, 'f', 2, 64)
 	b = append(b, '%')
@@ -327,8 +336,18 @@ func fitName(name string, px, charWidth float64) string {
 // appendXML appends s escaped for XML text and attributes. Bytes that
 // are not valid UTF-8 and control characters XML forbids become U+FFFD,
 // so any input yields a well-formed document.
-func appendXML(b []byte, s string) []byte {
+func appendXML(b []byte, s string) []byte { return appendXMLIn(b, s, false) }
+
+// appendXMLIn is appendXML, but with raw the bytes that are not ASCII
+// are passed through as they are, text in the encoding the SVG declares
+// (--encoding), as flamegraph.pl passes them.
+func appendXMLIn(b []byte, s string, raw bool) []byte {
 	for i := 0; i < len(s); {
+		if raw && s[i] >= utf8.RuneSelf {
+			b = append(b, s[i])
+			i++
+			continue
+		}
 		c, n := utf8.DecodeRuneInString(s[i:])
 		i += n
 		switch {

@@ -52,6 +52,7 @@ func command() *cmdutil.Command {
 			&cli.BoolFlag{Name: "negate", Destination: &o.Negate, Usage: "swap red and blue in differential graphs", DefaultText: "false"},
 			&cli.Float64Flag{Name: "factor", Value: d.Factor, Destination: &o.Factor, Usage: "multiply counts by `X` in labels"},
 			&cli.StringFlag{Name: "total", Usage: "draw the graph as if the counts summed to `COUNT` (when more than they do): graphs of different totals then compare", DefaultText: "the counts' sum"},
+			&cli.StringFlag{Name: "encoding", Destination: &o.Encoding, Usage: "declare the SVG's encoding as `NAME` (ISO-8859-1, Shift_JIS, ...) and write names in it byte for byte, for input in that encoding", DefaultText: "UTF-8, undeclared"},
 			&cli.StringFlag{Name: "notes", Destination: &o.Notes, Usage: "`TEXT` put in a comment in the SVG", DefaultText: "none"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...),

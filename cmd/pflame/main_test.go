@@ -76,6 +76,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--bgcolors", "#12345"},
 		{"--width", "0"},
 		{"--factor", "-1"},
+		{"--encoding", "x\"y"},
 		{"--total", "many"},
 		{"--total", "-5"},
 		{"--nosuchflag"},
