@@ -38,31 +38,7 @@ func TestBrowser(t *testing.T) {
 	}
 	svg := render(t, readFile(t, "vertx-unsorted.folded"), DefaultOptions())
 	frames, _ := parseSVG(t, svg)
-	path := filepath.Join(t.TempDir(), "vertx.svg")
-	if err := os.WriteFile(path, svg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1200, 1200),
-	}
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	ctx := open(t, exe, svg)
 
 	// Ctrl-F opens a prompt: a second goroutine answers it with the
 	// search term, as a person would type it.
@@ -77,12 +53,6 @@ func TestBrowser(t *testing.T) {
 		}
 	}()
 
-	if err := chromedp.Do(ctx,
-		chromedp.Navigate("file://"+path),
-		chromedp.WaitReady(chromedp.ID("frames")),
-	); err != nil {
-		t.Fatal(err)
-	}
 	drawn := eval[int](t, ctx, `document.querySelectorAll("#frames > g").length`)
 	if drawn != len(frames) {
 		t.Errorf("browser draws %d frames, the SVG holds %d", drawn, len(frames))
@@ -200,6 +170,87 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("matched text %q, want %q", matchedText, wantText)
 	}
 	shoot(t, ctx, "search")
+}
+
+// open opens svg in a headless Chromium at exe, 1200 pixels wide, and
+// returns the page's context once the frames are there; the browser
+// ends with the test.
+func open(t *testing.T, exe string, svg []byte) context.Context {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "graph.svg")
+	if err := os.WriteFile(path, svg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.WindowSize(1200, 1200),
+	}
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate("file://"+path),
+		chromedp.WaitReady(chromedp.ID("frames")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
+// TestBrowserNameAttr: frames given attributes by --nameattr, one a link
+// with its own tooltip, draw and zoom as the others do; the tooltip
+// shows the title given.
+func TestBrowserNameAttr(t *testing.T) {
+	exe := browser(t)
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	opt := DefaultOptions()
+	opt.NameAttr = map[string]FrameAttrs{
+		"work": {Title: "work: see the docs", Href: "https://example.com/work?a=1&b=2", Class: "linked"},
+		"idle": {ID: "idle-frame", GExtra: `data-note="x"`},
+	}
+	svg := render(t, []byte("main;work 30\nmain;idle 10\nmain;work;inner 20\n"), opt)
+	ctx := open(t, exe, svg)
+	if n := eval[int](t, ctx, `document.querySelectorAll("#frames > *").length`); n != 5 {
+		t.Errorf("%d frames drawn, want 5", n)
+	}
+	link := eval[string](t, ctx, `document.querySelector("#frames > a.linked").getAttributeNS("http://www.w3.org/1999/xlink", "href")`)
+	if link != "https://example.com/work?a=1&b=2" {
+		t.Errorf("link %q", link)
+	}
+	if got := eval[string](t, ctx, `document.querySelector("#idle-frame > title").textContent + "|" + document.getElementById("idle-frame").getAttribute("data-note")`); got != "idle (10 samples, 16.67%)|x" {
+		t.Errorf("idle frame: %q", got)
+	}
+	type box struct{ X, Y float64 }
+	b := eval[box](t, ctx, `(function () {
+		var r = document.querySelector("#frames > a.linked rect").getBoundingClientRect();
+		return {X: r.x + r.width / 2, Y: r.y + r.height / 2};
+	})()`)
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, b.X, b.Y)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, ctx, `document.getElementById("details").textContent`); got != "Function: work: see the docs" {
+		t.Errorf("hover over the link: details %q", got)
+	}
+	eval[bool](t, ctx, `(pflame.zoom(Array.prototype.indexOf.call(document.getElementById("frames").children,
+		document.querySelector("#frames > a.linked"))), true)`)
+	if w := eval[float64](t, ctx, `+document.querySelector("#frames > a.linked rect").getAttribute("width")`); math.Abs(w-1180) > 0.05 {
+		t.Errorf("zoomed into the link: width %v, want 1180", w)
+	}
 }
 
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {

@@ -571,6 +571,55 @@ func TestEncoding(t *testing.T) {
 	}
 }
 
+// TestNameAttr: a --nameattr file gives the frames of the names it
+// holds a tooltip, an id, a class, further attributes, and a link; the
+// SVG stays well-formed XML (values escaped, the xlink namespace
+// declared), frames it does not name are drawn as without it, and a
+// malformed line is reported and skipped.
+func TestNameAttr(t *testing.T) {
+	file := "work\ttitle=Work <docs>\thref=https://example.com/?a=1&b=2\ttarget=_blank\n" +
+		"idle\tid=idle\tclass=quiet\tg_extra=data-x2=\"1\"\tcolour=ignored\n" +
+		"\ttitle=everything\n" + // the root's name is empty
+		"broken line\n" +
+		"main\tnoequals\n"
+	var bad []int
+	attrs, err := ReadNameAttr(strings.NewReader(file), func(line int, text []byte, why string) error {
+		bad = append(bad, line)
+		return nil
+	})
+	if err != nil || !slices.Equal(bad, []int{4, 5}) || len(attrs) != 3 {
+		t.Fatalf("read: err %v, malformed lines %v, %d names", err, bad, len(attrs))
+	}
+	in := []byte("main;work 30\nmain;idle 10\n")
+	opt := DefaultOptions()
+	plain := render(t, in, opt)
+	opt.NameAttr = attrs
+	svg := render(t, in, opt)
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	d.Strict = true
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("not well-formed: %v", err)
+		}
+	}
+	for _, want := range []string{
+		`xmlns:xlink="http://www.w3.org/1999/xlink"`,
+		`<a xlink:href="https://example.com/?a=1&amp;b=2" target="_blank"><title>Work &lt;docs&gt;</title>`,
+		`<g id="idle" class="quiet" data-x2="1"><title>idle (10 samples, 25.00%)</title>`,
+		`<g><title>everything</title>`,
+		`<g><title>main (40 samples, 100.00%)</title>`,
+	} {
+		if !bytes.Contains(svg, []byte(want)) {
+			t.Errorf("SVG lacks %s", want)
+		}
+	}
+	if bytes.Contains(plain, []byte("xlink")) {
+		t.Error("an SVG with no link declares the xlink namespace")
+	}
+}
+
 func TestEscaping(t *testing.T) {
 	names := []string{`std::vector<int>::push_back(int&&)`, `a "quoted" 'name'`, `x]]>y`, "bad\xffbyte", "tab\tand\x07bell", "cr\rin name"}
 	var in bytes.Buffer

@@ -46,6 +46,9 @@ type Options struct {
 	// with their bytes as they are. Unset, the SVG is UTF-8 and bytes
 	// that are not UTF-8 are drawn as U+FFFD.
 	Encoding string
+	// NameAttr gives the frames of the names it holds attributes
+	// (flamegraph.pl's --nameattr; ReadNameAttr reads its file).
+	NameAttr map[string]FrameAttrs
 }
 
 // DefaultOptions returns flamegraph.pl's defaults.
@@ -107,6 +110,17 @@ var encName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9._-]*$`)
 // not ASCII as they are: the SVG declares an encoding other than UTF-8.
 func (o *Options) rawBytes() bool {
 	return o.Encoding != "" && !strings.EqualFold(o.Encoding, "UTF-8") && !strings.EqualFold(o.Encoding, "UTF8")
+}
+
+// links reports whether some frame is a link (FrameAttrs.Href): the
+// SVG then declares the xlink namespace.
+func (o *Options) links() bool {
+	for _, a := range o.NameAttr {
+		if a.Href != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // frameColor is the colour of a frame named name, by Colors, Hash and

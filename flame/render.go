@@ -34,6 +34,9 @@ type renderer struct {
 	buf      []byte
 }
 
+// noAttrs are the attributes of a frame that --nameattr does not name.
+var noAttrs FrameAttrs
+
 // flushAt is the buffer size at which the renderer writes out.
 const flushAt = 64 << 10
 
@@ -90,8 +93,27 @@ func (r *renderer) write(w io.Writer) error {
 			y1 = ypad1 + ypad3 + float64(f.depth)*fh
 			y2 = y1 + fh - framePad
 		}
-		b = append(b, "<g><title>"...)
-		b = r.appendInfo(b, f, i == 0)
+		attrs := &noAttrs
+		if o.NameAttr != nil {
+			name := f.name
+			if i == 0 {
+				name = "" // the root, as flamegraph.pl looks it up
+			}
+			if a, ok := o.NameAttr[name]; ok {
+				attrs = &a
+			}
+		}
+		if attrs == &noAttrs {
+			b = append(b, "<g>"...)
+		} else {
+			b = attrs.appendOpen(b, r.raw)
+		}
+		b = append(b, "<title>"...)
+		if attrs.Title != "" {
+			b = appendXMLIn(b, attrs.Title, r.raw)
+		} else {
+			b = r.appendInfo(b, f, i == 0)
+		}
 		b = append(b, "</title><rect x=\""...)
 		b = appendNum(b, x1)
 		b = append(b, "\" y=\""...)
@@ -113,7 +135,8 @@ func (r *renderer) write(w io.Writer) error {
 		b = appendNum(b, 3+(y1+y2)/2)
 		b = append(b, "\">"...)
 		b = appendXMLIn(b, fitName(f.name, x2-x1, fs*o.FontWidth), r.raw)
-		b = append(b, "</text></g>\n"...)
+		b = append(b, "</text>"...)
+		b = attrs.appendClose(b)
 		if len(b) >= flushAt {
 			if _, err := w.Write(b); err != nil {
 				return err
@@ -146,7 +169,11 @@ func appendHeader(b []byte, o *Options, width, height float64) []byte {
 	b = appendNum(b, width)
 	b = append(b, ' ')
 	b = appendNum(b, height)
-	b = append(b, "\" xmlns=\"http://www.w3.org/2000/svg\">\n"+
+	b = append(b, "\" xmlns=\"http://www.w3.org/2000/svg\""...)
+	if o.links() {
+		b = append(b, " xmlns:xlink=\"http://www.w3.org/1999/xlink\""...)
+	}
+	b = append(b, ">\n"+
 		"<!-- Flame graph drawn by pflame (github.com/pfold/pfold). Open it in a browser: "+
 		"hover over a frame for its count, click to zoom, Ctrl-F to search. -->\n"...)
 	if o.Notes != "" {

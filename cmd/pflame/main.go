@@ -52,6 +52,7 @@ func command() *cmdutil.Command {
 			&cli.BoolFlag{Name: "negate", Destination: &o.Negate, Usage: "swap red and blue in differential graphs", DefaultText: "false"},
 			&cli.Float64Flag{Name: "factor", Value: d.Factor, Destination: &o.Factor, Usage: "multiply counts by `X` in labels"},
 			&cli.StringFlag{Name: "total", Usage: "draw the graph as if the counts summed to `COUNT` (when more than they do): graphs of different totals then compare", DefaultText: "the counts' sum"},
+			&cli.StringFlag{Name: "nameattr", Usage: "`FILE` of attributes of functions' frames, a line each: name, tab, then tab-separated title=, id=, class=, g_extra=, href=, target=, a_extra=", DefaultText: "none"},
 			&cli.StringFlag{Name: "encoding", Destination: &o.Encoding, Usage: "declare the SVG's encoding as `NAME` (ISO-8859-1, Shift_JIS, ...) and write names in it byte for byte, for input in that encoding", DefaultText: "UTF-8, undeclared"},
 			&cli.StringFlag{Name: "notes", Destination: &o.Notes, Usage: "`TEXT` put in a comment in the SVG", DefaultText: "none"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
@@ -100,6 +101,11 @@ func run(c *cli.Context, flags flame.Options) error {
 	if c.Bool("cp") || c.IsSet("palfile") {
 		palfile = c.String("palfile")
 		if opt.Palette, err = readPalette(palfile, diag); err != nil {
+			return err
+		}
+	}
+	if name := c.String("nameattr"); name != "" {
+		if opt.NameAttr, err = readNameAttr(name, diag); err != nil {
 			return err
 		}
 	}
@@ -192,6 +198,18 @@ func readPalette(name string, diag *stream.Diag) (*flame.PaletteMap, error) {
 	}
 	defer f.Close()
 	return flame.ReadPaletteMap(f, func(line int, text []byte, why string) error {
+		return diag.Malformed(name, line, text, why)
+	})
+}
+
+// readNameAttr reads flamegraph.pl's --nameattr file.
+func readNameAttr(name string, diag *stream.Diag) (map[string]flame.FrameAttrs, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return flame.ReadNameAttr(f, func(line int, text []byte, why string) error {
 		return diag.Malformed(name, line, text, why)
 	})
 }
