@@ -1,7 +1,6 @@
 package flame
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -58,27 +57,17 @@ func ParseNameAttrLine(line []byte) (name string, a FrameAttrs, err error) {
 // the reading.
 func ReadNameAttr(r io.Reader, malformed func(line int, text []byte, why string) error) (map[string]FrameAttrs, error) {
 	attrs := map[string]FrameAttrs{}
-	br := bufio.NewReader(r)
-	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		if len(line) > 0 {
-			name, a, perr := ParseNameAttrLine(line)
-			if perr != nil {
-				if merr := malformed(n, line, perr.Error()); merr != nil {
-					return nil, merr
-				}
-			} else {
-				attrs[name] = a
-			}
+	err := readLines(r, malformed, func(line []byte) error {
+		name, a, err := ParseNameAttrLine(line)
+		if err == nil {
+			attrs[name] = a
 		}
-		if err == io.EOF {
-			return attrs, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return attrs, nil
 }
 
 // appendOpen appends the start of a frame's element: an <a> when a links

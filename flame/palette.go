@@ -81,25 +81,39 @@ func parseRGB(s []byte) (rgb, error) {
 // from malformed stops the reading.
 func ReadPaletteMap(r io.Reader, malformed func(line int, text []byte, why string) error) (*PaletteMap, error) {
 	p := NewPaletteMap()
+	err := readLines(r, malformed, func(line []byte) error {
+		name, c, err := ParsePaletteLine(line)
+		if err == nil {
+			p.colors[name] = c
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// readLines calls parse with each line of r that is not empty; a line
+// parse refuses goes to malformed (1-based line number, text, reason)
+// and is skipped, and an error from malformed stops the reading.
+func readLines(r io.Reader, malformed func(line int, text []byte, why string) error, parse func(line []byte) error) error {
 	br := bufio.NewReader(r)
 	for n := 1; ; n++ {
 		line, err := br.ReadBytes('\n')
 		line = bytes.TrimSuffix(line, []byte("\n"))
 		if len(line) > 0 {
-			name, c, perr := ParsePaletteLine(line)
-			if perr != nil {
+			if perr := parse(line); perr != nil {
 				if merr := malformed(n, line, perr.Error()); merr != nil {
-					return nil, merr
+					return merr
 				}
-			} else {
-				p.colors[name] = c
 			}
 		}
 		if err == io.EOF {
-			return p, nil
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 }
