@@ -439,8 +439,9 @@ func closeSources(srcs []source) {
 }
 
 // merge calls fn for each distinct stack of the sorted sources, in order,
-// summing the counts of a stack found in several sources. Each source's
-// stacks are distinct.
+// summing the counts of a stack found in several sources. Two sources
+// must each hold a stack once, as tables and runs do; more may repeat
+// one.
 func merge(srcs []source, fn func([]byte, fold.Count) error) error {
 	if len(srcs) == 2 {
 		// Two tables of workers: walked side by side, one comparison a

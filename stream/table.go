@@ -286,8 +286,6 @@ func sortByDigit(es []entry, depth int) {
 	}
 }
 
-// digit returns the 8 bytes of key at depth as a big-endian integer,
-// zero-padded past its end.
 // commonPrefix returns the length of the longest common prefix of a and
 // b, a at most: 8 bytes at a time.
 func commonPrefix(a, b []byte) int {
@@ -303,6 +301,8 @@ func commonPrefix(a, b []byte) int {
 	return i
 }
 
+// digit returns the 8 bytes of key at depth as a big-endian integer,
+// zero-padded past its end.
 func digit(key []byte, depth int) uint64 {
 	if len(key) >= depth+8 {
 		return binary.BigEndian.Uint64(key[depth:])
