@@ -252,21 +252,32 @@ func TestSortedIsBytewise(t *testing.T) {
 }
 
 // TestCommonPrefix: commonPrefix is the length of the longest common
-// prefix, at every length and mismatch position around its 8-byte steps.
+// prefix, at every length and mismatch position around its 8- and
+// 32-byte steps, for bytes of every bit pattern (a mismatch must show
+// whatever the other words of its step hold).
 func TestCommonPrefix(t *testing.T) {
-	for n := 0; n < 40; n++ {
-		a := []byte(strings.Repeat("x", n))
-		for m := 0; m <= n+2; m++ {
-			b := append([]byte(strings.Repeat("x", min(m, n))), "yz"[:max(0, min(2, m-n))]...)
-			for i := 0; i < len(b); i++ {
-				c := slices.Clone(b)
-				c[i] = 'q'
-				want := 0
-				for want < min(len(a), len(c)) && a[want] == c[want] {
-					want++
-				}
-				if got := commonPrefix(a, c); got != want {
-					t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, c, got, want)
+	rng := rand.New(rand.NewPCG(5, 5))
+	for n := 0; n < 100; n++ {
+		for _, fill := range []func(int) byte{
+			func(int) byte { return 'x' },
+			func(int) byte { return byte(rng.IntN(256)) },
+		} {
+			a := make([]byte, n)
+			for i := range a {
+				a[i] = fill(i)
+			}
+			for m := 0; m <= n+2; m++ {
+				b := append(slices.Clone(a[:min(m, n)]), "yz"[:max(0, min(2, m-n))]...)
+				for i := 0; i < len(b); i++ {
+					c := slices.Clone(b)
+					c[i] ^= byte(1 + rng.IntN(255))
+					want := 0
+					for want < min(len(a), len(c)) && a[want] == c[want] {
+						want++
+					}
+					if got := commonPrefix(a, c); got != want {
+						t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, c, got, want)
+					}
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pierrec/lz4/v4"
@@ -15,8 +16,12 @@ import (
 
 // A run is a file of stacks sorted bytewise, each stack once, written
 // lz4-compressed with 64 KiB blocks so that many runs can be merged at
-// once in little memory. A record is: uvarint stack length, the stack,
-// a kind byte (0 integer, 1 decimal), then a uvarint or 8-byte float.
+// once in little memory. A record is: uvarint length of the prefix the
+// stack shares with the record's before, uvarint length of the rest,
+// the rest, a kind byte (0 integer, 1 decimal), then a uvarint or 8-byte
+// float. Sorted stacks share long beginnings (the process, its first
+// callers): written whole, they were lz4's and its checksum's work and
+// the disk's several times over.
 
 // runBufSize is the buffer of one run reader or writer.
 const runBufSize = 32 << 10
@@ -26,10 +31,11 @@ const runBufSize = 32 << 10
 const runReaderCost = 256 << 10
 
 type runWriter struct {
-	f   *os.File
-	zw  *lz4.Writer
-	bw  *bufio.Writer
-	tmp [binary.MaxVarintLen64 + 9]byte
+	f    *os.File
+	zw   *lz4.Writer
+	bw   *bufio.Writer
+	prev []byte // the stack written last
+	tmp  [2*binary.MaxVarintLen64 + 9]byte
 }
 
 func createRun(path string) (*runWriter, error) {
@@ -46,9 +52,12 @@ func createRun(path string) (*runWriter, error) {
 }
 
 func (w *runWriter) write(stack []byte, c fold.Count) error {
-	n := binary.PutUvarint(w.tmp[:], uint64(len(stack)))
+	shared := commonPrefix(w.prev, stack)
+	n := binary.PutUvarint(w.tmp[:], uint64(shared))
+	n += binary.PutUvarint(w.tmp[n:], uint64(len(stack)-shared))
 	w.bw.Write(w.tmp[:n])
-	w.bw.Write(stack)
+	w.bw.Write(stack[shared:])
+	w.prev = append(w.prev[:shared], stack[shared:]...)
 	if c.Float {
 		w.tmp[0] = 1
 		binary.LittleEndian.PutUint64(w.tmp[1:], math.Float64bits(c.F))
@@ -95,14 +104,18 @@ func openRun(path string) (*runReader, error) {
 func (r *runReader) next() error {
 	// The whole record from the buffer, when it is there: one Peek and
 	// one Discard rather than a call per byte of its varints.
-	if b, _ := r.br.Peek(binary.MaxVarintLen64); len(b) > 0 {
-		if n, w := binary.Uvarint(b); w > 0 && n <= runBufSize-2*binary.MaxVarintLen64-1 {
-			if b, _ := r.br.Peek(w + int(n) + 1 + binary.MaxVarintLen64); len(b) >= w+int(n)+2 && b[w+int(n)] == 0 {
-				if v, vw := binary.Uvarint(b[w+int(n)+1:]); vw > 0 {
-					r.stack = append(r.stack[:0], b[w:w+int(n)]...)
-					r.count = fold.Int(v)
-					r.br.Discard(w + int(n) + 1 + vw)
-					return nil
+	if b, _ := r.br.Peek(2 * binary.MaxVarintLen64); len(b) > 0 {
+		shared, w1 := binary.Uvarint(b)
+		if w1 > 0 && shared <= uint64(len(r.stack)) {
+			if n, w2 := binary.Uvarint(b[w1:]); w2 > 0 && n <= runBufSize-3*binary.MaxVarintLen64-1 {
+				w := w1 + w2
+				if b, _ := r.br.Peek(w + int(n) + 1 + binary.MaxVarintLen64); len(b) >= w+int(n)+2 && b[w+int(n)] == 0 {
+					if v, vw := binary.Uvarint(b[w+int(n)+1:]); vw > 0 {
+						r.stack = append(r.stack[:shared], b[w:w+int(n)]...)
+						r.count = fold.Int(v)
+						r.br.Discard(w + int(n) + 1 + vw)
+						return nil
+					}
 				}
 			}
 		}
@@ -113,18 +126,25 @@ func (r *runReader) next() error {
 // nextSlow is next a byte at a time: for decimal counts, records longer
 // than the buffer, and the end of the run.
 func (r *runReader) nextSlow() error {
-	n, err := binary.ReadUvarint(r.br)
+	shared, err := binary.ReadUvarint(r.br)
 	if err != nil {
 		if err == io.EOF {
 			return io.EOF
 		}
 		return r.corrupt(err)
 	}
-	if uint64(cap(r.stack)) < n {
-		r.stack = make([]byte, n)
+	if shared > uint64(len(r.stack)) {
+		return r.corrupt(fmt.Errorf("a record shares %d bytes with a stack of %d", shared, len(r.stack)))
 	}
-	r.stack = r.stack[:n]
-	if _, err := io.ReadFull(r.br, r.stack); err != nil {
+	n, err := binary.ReadUvarint(r.br)
+	if err != nil {
+		return r.corrupt(err)
+	}
+	if n > math.MaxInt32 {
+		return r.corrupt(fmt.Errorf("a record of %d bytes", n))
+	}
+	r.stack = slices.Grow(r.stack[:shared], int(n))[:int(shared)+int(n)]
+	if _, err := io.ReadFull(r.br, r.stack[shared:]); err != nil {
 		return r.corrupt(err)
 	}
 	kind, err := r.br.ReadByte()

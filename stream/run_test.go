@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pierrec/lz4/v4"
 )
 
 // TestRunRoundTrip: a run gives back the records written to it, whether
@@ -66,5 +68,47 @@ func TestRunRoundTrip(t *testing.T) {
 	}
 	if err := r.next(); err != io.EOF {
 		t.Fatalf("after the last record: %v, want EOF", err)
+	}
+}
+
+// TestRunCorrupt: a record that shares more bytes with the stack before
+// it than that stack has, or that ends early, is an error naming the
+// run, not a stack made up of whatever the buffer held.
+func TestRunCorrupt(t *testing.T) {
+	for name, body := range map[string][]byte{
+		"shares too much": {3, 1, 'a', 0, 1},                  // the first record shares 3 bytes
+		"cut short":       {0, 5, 'a', 'b'},                   // 5 bytes announced, 2 there
+		"bad kind":        {0, 1, 'a', 7, 1},                  // kind 7
+		"second shares":   {0, 2, 'a', 'b', 0, 1, 3, 0, 0, 1}, // shares 3 of "ab"
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.lz4")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			zw := lz4.NewWriter(f)
+			if _, err := zw.Write(body); err != nil {
+				t.Fatal(err)
+			}
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			r, err := openRun(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.close()
+			for {
+				err = r.next()
+				if err != nil {
+					break
+				}
+			}
+			if err == io.EOF || !strings.Contains(err.Error(), path) {
+				t.Fatalf("got %v, want an error naming %s", err, path)
+			}
+		})
 	}
 }
