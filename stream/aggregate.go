@@ -38,11 +38,7 @@ type Aggregator struct {
 	inserts      int64         // stacks new to the table since it last spilled
 	addedAtSpill int64         // stats.Added when it last spilled
 	filled       bool          // the table has spilled for want of room
-	touched      byte          // keeps spill's early reads from being optimised away
 }
-
-// spillAhead is how many stacks ahead of the one it writes spill reads.
-const spillAhead = 8
 
 // Stats describe an aggregation.
 type Stats struct {
@@ -165,18 +161,11 @@ func (a *Aggregator) spill() error {
 	a.runs = append(a.runs, path)
 	a.stats.Runs++
 	es := a.t.sorted()
-	var touched byte
 	for i := range es {
-		// Sorted, the stacks are read from all over the arena, a cache
-		// miss each. The next spillAhead are read together before these
-		// are written, so that their misses are under way at once rather
-		// than one after another.
-		if i%spillAhead == 0 {
-			for j := i + spillAhead; j < min(i+2*spillAhead, len(es)); j++ {
-				if es[j].n > 0 {
-					touched += a.t.chunks[es[j].chunk][es[j].off]
-				}
-			}
+		// Sorted, the stacks are read from all over the arena: the next
+		// ones are read together before these are written.
+		if i%touchAhead == 0 {
+			a.t.touch(es, i+touchAhead, 0)
 		}
 		e := &es[i]
 		if err := w.write(a.t.key(e), e.count()); err != nil {
@@ -184,7 +173,6 @@ func (a *Aggregator) spill() error {
 			return fmt.Errorf("spill %s: %w", path, err)
 		}
 	}
-	a.touched += touched
 	if err := w.close(); err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ type table struct {
 	// Formats that fold a whole recording before emitting (perf.data)
 	// emit their stacks sorted; then sorted has nothing to do.
 	unordered bool
+	touched   byte // keeps touch's reads from being optimised away
 }
 
 type entry struct {
@@ -229,6 +230,26 @@ func (t *table) sortFrom(es []entry, depth int) {
 		}
 		start = end
 	}
+}
+
+// touchAhead is how many entries ahead of the one it reads a pass over
+// the arena reads, and how many at once. (sortFrom's passes gain nothing
+// from it: their loops are short enough for the processor to run
+// several reads ahead by itself.)
+const touchAhead = 8
+
+// touch reads the byte at depth of the stacks of es[from:], touchAhead
+// of them (those that have one), so that the cache misses of a pass over
+// the arena come touchAhead at once rather than one after another: a
+// sorted table's stacks are all over it.
+func (t *table) touch(es []entry, from, depth int) {
+	var sum byte
+	for i := from; i < min(from+touchAhead, len(es)); i++ {
+		if e := &es[i]; int(e.n) > depth {
+			sum += t.chunks[e.chunk][int(e.off)+depth]
+		}
+	}
+	t.touched += sum
 }
 
 // sortByDigit sorts entries by their hash field (the digit): a
