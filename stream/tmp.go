@@ -59,13 +59,6 @@ func makeTempDir(dir string) (string, error) {
 	return d, nil
 }
 
-// registerTemp records a temporary file or directory for RemoveTemp.
-func registerTemp(path string) {
-	temps.Lock()
-	registerTempLocked(path)
-	temps.Unlock()
-}
-
 func registerTempLocked(path string) {
 	if temps.dirs == nil {
 		temps.dirs = make(map[string]bool)

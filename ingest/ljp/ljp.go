@@ -39,7 +39,7 @@ type parser struct {
 	stack   []byte
 
 	traces, unknowns int
-	samples, lost    fold.Count
+	samples          fold.Count
 }
 
 func (p *parser) Line(name string, n int, line []byte) error {

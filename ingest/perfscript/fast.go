@@ -117,12 +117,6 @@ func (c *textCache) lines(id int32) int {
 	return int(binary.LittleEndian.Uint32(c.arena[id+12:]))
 }
 
-func (c *textCache) text(id int32) []byte {
-	r := c.arena[id:]
-	start := recHeader + int(binary.LittleEndian.Uint32(r))
-	return r[start : start+int(binary.LittleEndian.Uint32(r[8:]))]
-}
-
 func (c *textCache) reset() {
 	c.ix.Reset()
 	c.arena = c.arena[:0]

@@ -137,7 +137,6 @@ type Parser struct {
 	prefixes   textCache // the folded text of blocks
 	mods       textCache // leaves' modules, "(dso)"
 	guesses    [1 << guessBits]blockGuess
-	lastBlock  int32       // the block sample found or entered, for its guess
 	samples    sampleTable // batched samples, by block and leaf
 	bframes    []byte      // addBlock's and leafEntry's scratch
 	bends      []int32

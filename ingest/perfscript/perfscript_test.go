@@ -196,13 +196,6 @@ func TestRecordedParity(t *testing.T) {
 	}
 }
 
-func trunc(s string) string {
-	if len(s) > 300 {
-		return s[:150] + " … " + s[len(s)-150:]
-	}
-	return s
-}
-
 func itoa(i int) string { return fold.Int(uint64(i)).String() }
 
 // TestBatchStopsWhenSamplesDiffer: once a batch fills up with samples

@@ -111,9 +111,6 @@ func appendFrameName(b, s []byte) []byte {
 	return b
 }
 
-// frameName is appendFrameName for a string.
-func frameName(s string) []byte { return appendFrameName(nil, []byte(s)) }
-
 // rawError is a fault in the raw samples: the index of the integer
 // and what is wrong.
 type rawError struct {
