@@ -154,6 +154,13 @@ func errAt(off int64, format string, args ...any) error {
 	return &FormatError{Offset: off, Why: fmt.Sprintf(format, args...)}
 }
 
+// readError is a read that failed at offset off (a decompressor's error,
+// an I/O error): not a recording that ends early, which is what a short
+// read without an error is.
+func readError(off int64, err error) error {
+	return fmt.Errorf("reading the record at offset %d: %w", off, err)
+}
+
 // maxRecord bounds one record: its size field is 16 bits, but perf's
 // own user records (HEADER_ATTR, feature records) can be longer, and
 // their size is still u16; anything claiming more is corrupt.
@@ -190,6 +197,9 @@ func (s *source) next() (typ uint32, misc uint16, rec []byte, off int64, err err
 		if len(hdr) == 0 && err == io.EOF && s.end < 0 {
 			return 0, 0, nil, s.off, io.EOF
 		}
+		if err != nil && err != io.EOF {
+			return 0, 0, nil, s.off, readError(s.off, err)
+		}
 		return 0, 0, nil, s.off, errAt(s.off, "truncated record header")
 	}
 	typ = s.order.Uint32(hdr[0:])
@@ -203,6 +213,9 @@ func (s *source) next() (typ uint32, misc uint16, rec []byte, off int64, err err
 	}
 	rec, err = s.r.Peek(size) // at most 64 KiB: the buffer holds it
 	if len(rec) < size {
+		if err != nil && err != io.EOF {
+			return 0, 0, nil, s.off, readError(s.off, err)
+		}
 		return 0, 0, nil, s.off, errAt(s.off, "truncated record of type %d (%d bytes)", typ, size)
 	}
 	s.pending = size

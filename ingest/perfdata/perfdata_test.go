@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/internal/testenv"
@@ -44,10 +44,6 @@ func script(t *testing.T, data string, opt Options) []byte {
 	}
 	return out.Bytes()
 }
-
-// firstDiff describes where two normalized texts part.
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // installJITMaps puts a recording's JIT maps back at /tmp/perf-PID.map,
 // where perf (and so pfold) reads them, for the test's duration.
@@ -310,5 +306,25 @@ func TestSharedGens(t *testing.T) {
 	}
 	if k1, k2 := newMaps(nil), newMaps(nil); k1.gen == k2.gen || k1.gen == a.gen {
 		t.Error("kernel maps share a gen")
+	}
+}
+
+// TestReadErrorNotTruncation: a read that fails in the middle of a pipe
+// recording (a corrupt compressed stream, an I/O error) is reported as
+// that error, not as a recording that ends early.
+func TestReadErrorNotTruncation(t *testing.T) {
+	boom := errors.New("the disk is on fire")
+	for name, tail := range map[string][]byte{
+		"in a header": {1, 0, 0},                          // 3 of a record header's 8 bytes
+		"in a record": {1, 0, 0, 0, 0, 0, 64, 0, 1, 2, 3}, // a 64-byte record, 3 bytes of its body
+	} {
+		t.Run(name, func(t *testing.T) {
+			pipe := append([]byte("PERFILE2"), 16, 0, 0, 0, 0, 0, 0, 0)
+			r := io.MultiReader(bytes.NewReader(append(pipe, tail...)), iotest.ErrReader(boom))
+			_, err := Replay(r, Options{}, func(*Sample, string, []Frame) error { return nil })
+			if !errors.Is(err, boom) {
+				t.Fatalf("got %v, want the read's error", err)
+			}
+		})
 	}
 }

@@ -107,6 +107,9 @@ func readFile(name string) ([]byte, error) {
 func writeUntil(w io.Writer, size int64, head []byte, parts [][]byte, tail []byte) (int64, error) {
 	n, err := w.Write(head)
 	total := int64(n)
+	if err != nil {
+		return total, err
+	}
 	for total < size || total == int64(len(head)) {
 		for _, p := range parts {
 			n, err = w.Write(p)
