@@ -2,12 +2,11 @@ package callgrind
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
-	"math/bits"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/table"
+	"github.com/pfold/pfold/stream"
 )
 
 // A Batch is stacks to add to a Profile in order (Profile.AddBatch),
@@ -72,7 +71,7 @@ func (b *Batch) Append(stack []byte, c fold.Count) {
 	// (b.ends) that end within the bytes the two share, where this stack
 	// ends a frame too.
 	prev := &b.stacks[len(b.stacks)-1]
-	n := commonPrefix(stack, b.data[prev.start:prev.end])
+	n := stream.CommonPrefix(stack, b.data[prev.start:prev.end])
 	d, pos := 0, 0
 	for d < len(b.ends) && b.ends[d] < n {
 		d++
@@ -129,7 +128,7 @@ func plain(f []byte) bool {
 // The frames shared (from the root) are the same ongoing calls: those
 // that end where a frame of prev ends, within the bytes the two share.
 func sharedFrames(stack, prev []byte) (depth, pos int) {
-	n := commonPrefix(stack, prev)
+	n := stream.CommonPrefix(stack, prev)
 	// Every separator they share ends a frame of both.
 	depth = bytes.Count(stack[:n], sep)
 	pos = bytes.LastIndexByte(stack[:n], fold.Sep) + 1
@@ -218,25 +217,4 @@ func (p *Profile) addStack(b *Batch, i int) error {
 		return p.goExternal()
 	}
 	return nil
-}
-
-// commonPrefix returns the length of the longest common prefix of a and b.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+32 <= n; i += 32 { // 32 bytes a step while they agree
-		a, b := a[i:i+32], b[i:i+32]
-		le := binary.LittleEndian
-		if (le.Uint64(a)^le.Uint64(b))|(le.Uint64(a[8:])^le.Uint64(b[8:]))|(le.Uint64(a[16:])^le.Uint64(b[16:]))|(le.Uint64(a[24:])^le.Uint64(b[24:])) != 0 {
-			break
-		}
-	}
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)/8
-		}
-	}
-	for ; i < n && a[i] == b[i]; i++ {
-	}
-	return i
 }

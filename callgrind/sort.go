@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+
+	"github.com/pfold/pfold/stream"
 )
 
 // The sorts of WriteTo. Functions are sorted by their names a few bytes
@@ -128,7 +130,7 @@ func sortRun(keys, tmp []nameKey, off int, name func(id int32) []byte) {
 	first := name(keys[0].id)
 	lcp := len(first)
 	for _, k := range keys[1:] {
-		if lcp = off + commonPrefix(first[off:lcp], name(k.id)[off:]); lcp == off {
+		if lcp = off + stream.CommonPrefix(first[off:lcp], name(k.id)[off:]); lcp == off {
 			break
 		}
 	}

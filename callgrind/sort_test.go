@@ -10,27 +10,6 @@ import (
 	"github.com/pfold/pfold/fold"
 )
 
-func TestCommonPrefix(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 200000 {
-		a := make([]byte, rng.IntN(100))
-		for i := range a {
-			a[i] = byte(rng.IntN(3))
-		}
-		b := append([]byte(nil), a[:rng.IntN(len(a)+1)]...)
-		for range rng.IntN(50) {
-			b = append(b, byte(rng.IntN(3)))
-		}
-		want := 0
-		for want < len(a) && want < len(b) && a[want] == b[want] {
-			want++
-		}
-		if got := commonPrefix(a, b); got != want {
-			t.Fatalf("commonPrefix(%v, %v) = %d, want %d", a, b, got, want)
-		}
-	}
-}
-
 // TestSortNames: names sharing long beginnings, of any length, in
 // several files, come out as a comparison sort orders them, on one
 // goroutine and on two.

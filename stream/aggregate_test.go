@@ -251,7 +251,7 @@ func TestSortedIsBytewise(t *testing.T) {
 	}
 }
 
-// TestCommonPrefix: commonPrefix is the length of the longest common
+// TestCommonPrefix: CommonPrefix is the length of the longest common
 // prefix, at every length and mismatch position around its 8- and
 // 32-byte steps, for bytes of every bit pattern (a mismatch must show
 // whatever the other words of its step hold).
@@ -275,11 +275,34 @@ func TestCommonPrefix(t *testing.T) {
 					for want < min(len(a), len(c)) && a[want] == c[want] {
 						want++
 					}
-					if got := commonPrefix(a, c); got != want {
-						t.Fatalf("commonPrefix(%q, %q) = %d, want %d", a, c, got, want)
+					if got := CommonPrefix(a, c); got != want {
+						t.Fatalf("CommonPrefix(%q, %q) = %d, want %d", a, c, got, want)
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestCommonPrefixRandom: CommonPrefix on random pairs of a three-byte
+// alphabet, one often a prefix of the other (callgrind's sorted names).
+func TestCommonPrefixRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 200000 {
+		a := make([]byte, rng.IntN(100))
+		for i := range a {
+			a[i] = byte(rng.IntN(3))
+		}
+		b := append([]byte(nil), a[:rng.IntN(len(a)+1)]...)
+		for range rng.IntN(50) {
+			b = append(b, byte(rng.IntN(3)))
+		}
+		want := 0
+		for want < len(a) && want < len(b) && a[want] == b[want] {
+			want++
+		}
+		if got := CommonPrefix(a, b); got != want {
+			t.Fatalf("CommonPrefix(%v, %v) = %d, want %d", a, b, got, want)
 		}
 	}
 }

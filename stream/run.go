@@ -52,7 +52,7 @@ func createRun(path string) (*runWriter, error) {
 }
 
 func (w *runWriter) write(stack []byte, c fold.Count) error {
-	shared := commonPrefix(w.prev, stack)
+	shared := CommonPrefix(w.prev, stack)
 	n := binary.PutUvarint(w.tmp[:], uint64(shared))
 	n += binary.PutUvarint(w.tmp[n:], uint64(len(stack)-shared))
 	w.bw.Write(w.tmp[:n])

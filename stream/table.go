@@ -198,7 +198,7 @@ func (t *table) sortFrom(es []entry, depth int) {
 	shared := len(first)
 	for i := 1; i < len(es) && shared > 0; i++ {
 		if k := t.key(&es[i])[depth:]; len(k) < shared || !bytes.Equal(first[:shared], k[:shared]) {
-			shared = commonPrefix(first[:shared], k)
+			shared = CommonPrefix(first[:shared], k)
 		}
 	}
 	depth += shared
@@ -307,9 +307,10 @@ func sortByDigit(es []entry, depth int) {
 	}
 }
 
-// commonPrefix returns the length of the longest common prefix of a and
-// b, a at most.
-func commonPrefix(a, b []byte) int {
+// CommonPrefix returns the length of the longest common prefix of a and
+// b. Sorted stacks share long beginnings: the spill, the table sort and
+// callgrind's sorted batches measure them with it.
+func CommonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
 	// 32 bytes a step while they are equal: the loads are independent,
