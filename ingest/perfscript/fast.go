@@ -254,7 +254,10 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 		return nil, 0, false, nil
 	}
 	batch := p.batch != nil && !p.noBatch
-	hk := maphash.Bytes(lineSeed, k1)
+	var hk uint64 // the leaf symbol's hash, for the batch
+	if batch {
+		hk = maphash.Bytes(lineSeed, k1)
+	}
 	var block []byte
 	hn := maphash.Bytes(lineSeed, p.pname)
 	b := int32(-1)
