@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -259,9 +258,10 @@ func TestGoToolPprof(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go tool pprof")
 	}
-	// The go command of the toolchain running the test, on PATH or not.
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
+	// The go command of the toolchain running the test: go test puts its
+	// GOROOT/bin first on PATH.
+	goBin, err := exec.LookPath("go")
+	if err != nil {
 		testenv.Missing(t, "go tool pprof: "+err.Error())
 	}
 	data, err := os.ReadFile("../testdata/pprof/cwork.folded")

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -181,7 +180,7 @@ func binaries(t *testing.T) string {
 		if buildErr != nil {
 			return
 		}
-		gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+		gobin := "go"
 		out, err := exec.Command(gobin, "build", "-o", binDir, "github.com/pfold/pfold/cmd/pfold", "github.com/pfold/pfold/cmd/pmerge").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)

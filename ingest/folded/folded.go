@@ -71,7 +71,7 @@ func Sniff(prefix []byte) format.Score {
 			semis++
 		default:
 			good++
-			if bytes.IndexAny(stack, " \t") >= 0 {
+			if bytes.ContainsAny(stack, " \t") {
 				spaced++
 			}
 		}

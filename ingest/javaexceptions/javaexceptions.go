@@ -292,7 +292,7 @@ func isFrame(rest []byte) bool {
 		return false
 	}
 	i := bytes.IndexByte(f, '(')
-	return i > 0 && bytes.IndexByte(f[:i], '.') > 0 && bytes.IndexAny(f[:i], " \t;") < 0 && bytes.HasSuffix(f, []byte(")"))
+	return i > 0 && bytes.IndexByte(f[:i], '.') > 0 && !bytes.ContainsAny(f[:i], " \t;") && bytes.HasSuffix(f, []byte(")"))
 }
 
 // isException: the line a printed exception starts with.

@@ -77,7 +77,7 @@ func sniffSrcline(l []byte) bool {
 	}
 	t := bytes.TrimSpace(l)
 	i := bytes.LastIndexByte(t, ':')
-	return i >= 0 && isDigits(t[i+1:]) && bytes.IndexAny(t, " \t") < 0
+	return i >= 0 && isDigits(t[i+1:]) && !bytes.ContainsAny(t, " \t")
 }
 
 // sniffFrame matches a frame line: indented "ip [sym] [(dso)]", or an

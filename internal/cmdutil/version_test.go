@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -29,7 +28,7 @@ func TestInstallVersion(t *testing.T) {
 		t.Fatalf("scripts/install --ldflags: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "pfold")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-buildvcs=false", "-ldflags", strings.TrimSpace(string(flags)), "-o", bin, "github.com/pfold/pfold/cmd/pfold")
+	build := exec.Command("go", "build", "-buildvcs=false", "-ldflags", strings.TrimSpace(string(flags)), "-o", bin, "github.com/pfold/pfold/cmd/pfold")
 	build.Env = append(os.Environ(), "GOFLAGS=")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -21,7 +20,7 @@ func build(t *testing.T) string {
 	for _, b := range all {
 		args = append(args, "github.com/pfold/pfold/cmd/"+b)
 	}
-	if out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...).CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return dir
@@ -123,7 +122,7 @@ func TestNoNetHTTP(t *testing.T) {
 	for _, b := range all {
 		args = append(args, "github.com/pfold/pfold/cmd/"+b)
 	}
-	out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...).Output()
+	out, err := exec.Command("go", args...).Output()
 	if err != nil {
 		t.Fatal(err)
 	}

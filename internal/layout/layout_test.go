@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -185,7 +184,7 @@ func TestBinaryDeps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
 	}
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := "go"
 	out, err := exec.Command(gobin, "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", module+"cmd/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -51,7 +50,7 @@ func startHosts(t *testing.T) *hosts {
 	testenv.NeedTool(t, "Debian package rsync: parallel --basefile", "rsync")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "bin")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	gobin := "go"
 	if out, err := exec.Command(gobin, "build", "-o", bin+"/", "github.com/pfold/pfold/cmd/pfold", "github.com/pfold/pfold/cmd/pmerge").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
