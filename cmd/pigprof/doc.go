@@ -42,7 +42,10 @@ example @{libc.so.6+160330}, which addr2line or nm resolve later
 
 A malformed line is reported on standard error with file:line, the
 reason and the line, counted and skipped (--strict: fatal, exit 1); the
-lines under a skipped node are skipped too. A dump without any counter
+lines under a skipped node are skipped too. A first input that is no
+dump but something pfold tells (perf.data, perf script text, folded
+stacks, a binary) is one error, exit status 1, saying what it looks
+like and what reads it. A dump without any counter
 value (a header only, as igprof -fd writes when nothing was recorded) is
 an error, exit status 1, as in igprof-analyse.
 

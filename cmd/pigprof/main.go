@@ -7,6 +7,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest"
+	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/igprof"
 	"github.com/pfold/pfold/internal/cmdutil"
 	"github.com/pfold/pfold/stream"
@@ -76,6 +78,16 @@ func run(c *cli.Context) error {
 	diag := cmdutil.NewDiag(c)
 	in := cmdutil.Input(c)
 	defer in.Close()
+	// A first input that is something else (perf.data, folded stacks, a
+	// binary) is one error that says so, not a warning a line of it.
+	if in.NextInput() {
+		if hint := notDump(in.Peek(format.SniffSize)); hint != "" {
+			return fmt.Errorf("%s: not an igprof dump: %s", in.Name(), hint)
+		}
+	}
+	if err := in.Err(); err != nil {
+		return err
+	}
 
 	err = igprof.Fold(in, f, diag)
 	diag.Flush()
@@ -101,6 +113,26 @@ func run(c *cli.Context) error {
 			in.BytesRead(), f.Parser().Dumps(), f.Counter(), diag.Count(), st.Unique, st.Runs, st.Total)
 	}
 	return nil
+}
+
+// notDump says what an input that is no IgProf dump looks like, and what
+// reads it, when ingest can tell from its first bytes; "" otherwise (a
+// dump, or text the dump's parser will report line by line).
+func notDump(prefix []byte) string {
+	if igprof.Sniff(prefix) != format.No {
+		return ""
+	}
+	f, err := ingest.Detect(prefix)
+	var np *ingest.NotProfileError
+	switch {
+	case err == nil && f.Name == "folded":
+		return "looks like folded stacks already: pflame, ptop and the other binaries read them as they are"
+	case err == nil:
+		return "looks like " + f.Describe() + ": fold it with pfold"
+	case errors.As(err, &np) && np.What != "":
+		return "looks like " + np.What + ", not a profile"
+	}
+	return ""
 }
 
 // listCounters prints each counter's totals: summed, or the maximum for a

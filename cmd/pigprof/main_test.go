@@ -92,6 +92,32 @@ func TestExitStatusAndMessages(t *testing.T) {
 	}
 }
 
+// TestNotADump: an input that is another profile's output, or folded
+// stacks already, is one error naming what it looks like and what reads
+// it, with nothing on stdout, rather than a warning a line.
+func TestNotADump(t *testing.T) {
+	tests := []struct {
+		input, phrase string
+	}{
+		{"../../testdata/perf/recorded/cwork.perf-script.txt", "cwork.perf-script.txt: not an igprof dump: looks like perf script output: fold it with pfold"},
+		{"../../testdata/perf/recorded/cwork.stackcollapse-perf.folded", "cwork.stackcollapse-perf.folded: not an igprof dump: looks like folded stacks already"},
+		{"../../testdata/perf/recorded/gobuild.txt.gz", "gobuild.txt.gz: not an igprof dump: looks like perf script output"},
+		{"../../testdata/perfdata/cwork/perf.data", "perf.data: not an igprof dump: looks like a perf.data recording: fold it with pfold"},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.input), func(t *testing.T) {
+			// A dump after it changes nothing: the first input decides.
+			stdout, stderr, code := cmdtest.Run(command, "", tt.input, filepath.Join(igDir, "igprof.pp.cwork.gz"))
+			if code != 1 || stdout != "" {
+				t.Errorf("exit %d, stdout %d bytes; want 1 and none", code, len(stdout))
+			}
+			if !strings.Contains(stderr, tt.phrase) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("stderr %q, want one line with %q", stderr, tt.phrase)
+			}
+		})
+	}
+}
+
 func TestStdinAndConcatenatedDumps(t *testing.T) {
 	a := "P=(ID=1 N=(a) T=0.010000)\nC1 FN0=(F0=(a)+16 N=(main))+1 V0=(PERF_TICKS):(10,10,10)\n"
 	b, err := os.ReadFile(filepath.Join(igDir, "igprof.pp.cwork-plain.txt"))
