@@ -267,6 +267,10 @@ var magics = []struct {
 	{0, "\x00asm", "a WebAssembly module", "", false},
 	{0, "SQLite format 3\x00", "an SQLite database", "", false},
 	{0, "# callgrind format", "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it", true},
+	// Its indented counts look like perf script's frame lines to that
+	// sniffer, hence strong.
+	{0, "==================================\n  ", "a stackprof-style text report (stackprof --text, ptop)", "it is a report already: fold the profile it was made from", false},
+	{0, "digraph ", "a Graphviz graph (pdot's output?)", "render it with dot -Tsvg", true},
 }
 
 // magic says what an input with the magic bytes of an ELF file or of a
@@ -350,6 +354,8 @@ func Describe(prefix []byte) string {
 	switch {
 	case err == nil && f.Name != "folded":
 		return "looks like " + f.Describe() + ": pipe it through pfold first"
+	case errors.As(err, &np) && np.What != "" && np.Hint != "":
+		return "looks like " + np.What + ", not a profile: " + np.Hint
 	case errors.As(err, &np) && np.What != "":
 		return "looks like " + np.What + ", not a profile"
 	}

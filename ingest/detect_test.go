@@ -183,6 +183,12 @@ func TestDetect(t *testing.T) {
 		{tarOf("a.folded", "a;b 1\nc;d 2\n", tar.FormatUSTAR), "", "this is a tar archive, not a profile: unpack it"},
 		{"!<arch>\na.folded/       0           0     0     644     12        `\na;b 1\nc;d 2\n", "", "this is an ar archive"},
 		{"<?xml version=\"1.0\"?>\n<svg version=\"1.1\" width=\"1200\">", "", "an SVG image"},
+		// What pfold's other binaries write. ptop's counts, indented
+		// numbers then a name, are frame lines to perf script's sniffer.
+		{"==================================\n  Samples: 259 in 355 stacks\n  Frames: 470 (470 shown)\n==================================\n     TOTAL    (pct)     SAMPLES    (pct)     FRAME\n" +
+			strings.Repeat("  50000000  (19.3%)    48500000  (18.7%)     _PyEval_EvalFrameDefault\n", 5), "", "this is a stackprof-style text report (stackprof --text, ptop), not a profile: it is a report already"},
+		{"==================================\n  Mode: cpu(1000)\n  Samples: 4 (0.00% miss rate)\n", "", "a stackprof-style text report"},
+		{"digraph profile {\n  node [shape=box];\n}\n", "", "a Graphviz graph (pdot's output?), not a profile: render it with dot -Tsvg"},
 	}
 	for _, tt := range tests {
 		f, err := Detect([]byte(tt.in))
@@ -273,7 +279,9 @@ func TestDescribe(t *testing.T) {
 		"perf 1 [000] 1.0: 1 cpu-clock: \n\t 401136 f (x)\n\n": "looks like perf script output: pipe it through pfold first",
 		"a;b 1\n": "",
 		"hello\n": "",
-		"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00>\x00": "looks like an ELF executable or library, not a profile",
+		"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00>\x00": "looks like an ELF executable or library, not a profile: profile it: perf record -g -- PROGRAM, then pfold perf.data",
+		"\x89PNG\r\n\x1a\n\x00\x00": "looks like a PNG image, not a profile",
+		"digraph profile {\n}\n":    "looks like a Graphviz graph (pdot's output?), not a profile: render it with dot -Tsvg",
 	} {
 		if got := Describe([]byte(in)); got != want {
 			t.Errorf("%.30q: %q, want %q", in, got, want)
