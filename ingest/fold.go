@@ -110,6 +110,11 @@ func (fl *Folder) input(r *stream.Reader) error {
 	if u.doc != nil {
 		return fl.document(r, u, name)
 	}
+	if !fl.auto() {
+		if err := Refuse(f)(name, prefix); err != nil {
+			return err
+		}
+	}
 	if p, ok := u.lines.(format.Passer); ok && fl.auto() {
 		return fl.passing(r, u, f, p)
 	}
@@ -129,6 +134,38 @@ func (fl *Folder) input(r *stream.Reader) error {
 		return err
 	}
 	return u.lines.End()
+}
+
+// Refuse returns format.Env's Refuse for format f, chosen by the user:
+// an input that is binary and not in f (binaryInput) is an error, since
+// f's parser would read it as lines of noise.
+func Refuse(f *format.Format) func(input string, prefix []byte) error {
+	return func(input string, prefix []byte) error {
+		if f.NewDocument != nil {
+			return nil // reads bytes, and says itself what it cannot read
+		}
+		if what := binaryInput(prefix, f); what != "" {
+			return fmt.Errorf("%s: --format %s reads text, and this is %s: leave --format out to detect it", input, f.Name, what)
+		}
+		return nil
+	}
+}
+
+// binaryInput says what an input that is binary is, when it is not in
+// format f: a file with magic bytes (ELF, an image, an archive), or one
+// another format is sure of and that is not text (perf.data, pprof's
+// protobuf); "" otherwise.
+func binaryInput(prefix []byte, f *format.Format) string {
+	if what, _ := magic(prefix); what != "" {
+		return what
+	}
+	if !binaryData(prefix) {
+		return ""
+	}
+	if g, err := Detect(prefix); err == nil && g != f {
+		return g.Describe()
+	}
+	return ""
 }
 
 // document hands one input whole to a document parser: the file itself

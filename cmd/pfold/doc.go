@@ -21,7 +21,9 @@ input is read. gzip, bzip2, zstd, lz4 and xz input is detected by its
 magic bytes. --format auto (the default) detects each input's format from
 its first 64 KiB, and only when that format's marks are there: input that
 fits no format is an error that says what it is, or quotes its first line.
---stats says which format each input was read as. --format NAME names it.
+--stats says which format each input was read as. --format NAME names it;
+a text format so named still refuses an input that is binary of another
+kind (perf.data, an executable), rather than fold its bytes as lines.
 
 Each format takes the options of the script it replaces, with the same
 names and meaning: for perf script, stackcollapse-perf.pl's --pid, --tid,

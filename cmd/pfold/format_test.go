@@ -87,6 +87,35 @@ func TestRefused(t *testing.T) {
 	}
 }
 
+// TestChosenFormatRefusesBinary: --format names how to read text; an
+// input that is binary of another kind is one error saying what it is,
+// not a warning a line of it read as that text (or, for perf script's
+// workers, stacks folded from an executable's bytes). The format's own
+// text still folds.
+func TestChosenFormatRefusesBinary(t *testing.T) {
+	perfData := "../../testdata/perfdata/cwork/perf.data"
+	elf := stacktest.ReadFile(t, "/proc/self/exe")[:64<<10]
+	for _, tc := range []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"perf.data as jstack", "", []string{"--format", "jstack", perfData}, "perf.data: --format jstack reads text, and this is a perf.data recording: leave --format out to detect it"},
+		{"perf.data as perf script", "", []string{"--format", "perf-script", perfData}, "perf.data: --format perf-script reads text, and this is a perf.data recording"},
+		{"ELF on stdin as perf script", elf, []string{"--format", "perf-script"}, "-: --format perf-script reads text, and this is an ELF executable or library"},
+		{"ELF after folded text", elf, []string{"--format", "folded", "../../testdata/perf/recorded/cwork.stackcollapse-perf.folded", "-"}, "-: --format folded reads text, and this is an ELF"},
+	} {
+		out, stderr, code := cmdtest.Run(command, tc.stdin, tc.args...)
+		if code != 1 || out != "" || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("%s: exit %d, stdout %d bytes, stderr %q; want exit 1 and one line with %q", tc.name, code, len(out), stderr, tc.want)
+		}
+	}
+	want := stacktest.ReadFile(t, sampleFolded)
+	if out, stderr, code := cmdtest.Run(command, "", "--format", "perf-script", "../../testdata/perf/recorded/cwork.perf-script.txt"); code != 0 || out != want {
+		t.Errorf("perf script with --format perf-script: exit %d, %s", code, stderr)
+	}
+}
+
 // TestNothingValid: an input of a known format whose every data line is
 // malformed is an error, exit 1, nothing on stdout: not an empty profile.
 func TestNothingValid(t *testing.T) {

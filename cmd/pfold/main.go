@@ -105,6 +105,8 @@ func run(c *cli.Context) error {
 	env := format.Env{Notes: cmdutil.Notes(c), Mem: cacheMem, TmpDir: aggOpt.TmpDir, Folded: folded}
 	if name == ingest.Auto {
 		env.Mixed = ingest.Mixed
+	} else {
+		env.Refuse = ingest.Refuse(chosen)
 	}
 	opts := format.WithEnv(c, env)
 

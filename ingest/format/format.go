@@ -214,6 +214,13 @@ type Env struct {
 	// (a format appended to one whose parser passes over what it does
 	// not know); document parsers are not asked.
 	Mixed func(format, input string, line int, window []byte) error
+	// Refuse, when set (the user chose the format), is asked by parsers
+	// that read their input themselves (FoldChunks) about the first bytes
+	// of each input: it returns an error when they are binary of
+	// another kind (perf.data, an ELF file), which the chosen format
+	// would read as lines of noise. The driver of the other parsers
+	// asks it itself.
+	Refuse func(input string, prefix []byte) error
 }
 
 type withEnv struct {

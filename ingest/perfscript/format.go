@@ -55,6 +55,7 @@ func OptionsFrom(opts format.Options) Options {
 			return env.Mixed("perf-script", input, line, window)
 		}
 	}
+	o.Refuse = env.Refuse
 	if env.Mem > 0 {
 		o.FrameCache = min(defaultFrameCache, env.Mem)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -98,6 +99,14 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 
 	var readErr error
 	for c := first; ; {
+		if c.First && opt.Refuse != nil {
+			if readErr = stream.CatchFault(c.Name, func() error {
+				return opt.Refuse(c.Name, c.Data[:min(len(c.Data), format.SniffSize)])
+			}); readErr != nil {
+				ch.Release(c)
+				break
+			}
+		}
 		work <- c
 		if c, readErr = ch.Next(); readErr != nil {
 			break

@@ -55,6 +55,9 @@ type Options struct {
 	// Mixed, when set, is asked by FoldChunks about a malformed line and
 	// what follows it: an error when the input changes format there.
 	Mixed func(input string, line int, window []byte) error
+	// Refuse, when set, is asked by FoldChunks about the first bytes of
+	// each input: an error when they are not text to read (format.Env).
+	Refuse func(input string, prefix []byte) error
 
 	firstEvent bool // EventFilter is the input's first event, not the user's
 }
