@@ -345,6 +345,31 @@ func binaryData(prefix []byte) bool {
 	return ctl*20 > len(p) || !utf8.Valid(p[:max(0, len(p)-4)]) && ctl > 0
 }
 
+// RefuseFolded says what an input is, for the binaries that read folded
+// stacks, when its first line tells for certain that it is not folded
+// text: an executable, image or archive by its magic bytes, perf.data, or
+// a callgrind profile (whose "version: 1" would parse as a stack). ""
+// otherwise: lines that merely do not parse are left to the reader.
+func RefuseFolded(line []byte) string {
+	if what, hint := magic(line); what != "" {
+		return refusal(what, hint)
+	}
+	if bytes.HasPrefix(line, []byte("PERFILE2")) {
+		return "this is a perf.data recording: pipe it through pfold first"
+	}
+	if bytes.HasPrefix(line, []byte("# callgrind format")) {
+		return refusal("a callgrind profile", "open it with kcachegrind or callgrind_annotate")
+	}
+	return ""
+}
+
+func refusal(what, hint string) string {
+	if hint != "" {
+		return "this is " + what + ": " + hint
+	}
+	return "this is " + what
+}
+
 // Describe says what an input that is not folded stacks looks like, for
 // the binaries that read folded stacks: "looks like perf script output:
 // pipe it through pfold first". It returns "" when it cannot tell.

@@ -289,6 +289,26 @@ func TestDescribe(t *testing.T) {
 	}
 }
 
+// TestRefuseFolded: only a first line that cannot start folded text is
+// refused; text that merely does not parse is left to the reader.
+func TestRefuseFolded(t *testing.T) {
+	for in, want := range map[string]string{
+		"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00>\x00": "this is an ELF executable or library: profile it: perf record -g -- PROGRAM, then pfold perf.data",
+		"PERFILE2h\x00\x00\x00":        "this is a perf.data recording: pipe it through pfold first",
+		"# callgrind format":           "this is a callgrind profile: open it with kcachegrind or callgrind_annotate",
+		"\x89PNG\r\n\x1a\n":            "this is a PNG image",
+		"a;b 1":                        "",
+		"MZ;start 3":                   "", // weak: a frame may start so
+		"# a comment":                  "",
+		"digraph profile {":            "", // not a stack either: the reader says so at the end
+		"perf 1 [000] 1.0: cpu-clock:": "",
+	} {
+		if got := RefuseFolded([]byte(in)); got != want {
+			t.Errorf("%.30q: %q, want %q", in, got, want)
+		}
+	}
+}
+
 // TestSharedFlags: formats that share a flag define it alike (pfold's
 // command line has one flag of each name, taken from the first format
 // that lists it), and no two flags share an alias.

@@ -39,12 +39,16 @@ type FoldedReader struct {
 // NotFoldedError is the end of an input of which no line was folded
 // text: most likely another format, which Hint names.
 type NotFoldedError struct {
-	Name string
-	Line int    // of the first malformed line
-	Hint string // "looks like perf script output: pipe it through pfold first", or ""
+	Name    string
+	Line    int    // of the first malformed line
+	Hint    string // "looks like perf script output: pipe it through pfold first", or ""
+	Refused bool   // told by the first line (RefuseInput), the rest unread
 }
 
 func (e *NotFoldedError) Error() string {
+	if e.Refused {
+		return fmt.Sprintf("%s: not folded stacks (\"root;...;leaf COUNT\"): %s", e.Name, e.Hint)
+	}
 	msg := fmt.Sprintf("%s: no line is folded stacks (\"root;...;leaf COUNT\"), from line %d on", e.Name, e.Line)
 	if e.Hint != "" {
 		msg += ": " + e.Hint
@@ -56,6 +60,24 @@ func (e *NotFoldedError) Error() string {
 // is not folded text look like ("perf script output: pipe it through
 // pfold first"). The core knows no other format: the CLI sets it.
 var DescribeInput func(prefix []byte) string
+
+// RefuseInput, when set, names what an input whose first line it is
+// given is for certain, when that is not folded text (an executable, a
+// callgrind profile): the reader stops there, even if lines that parse
+// as stacks follow ("version: 1" in a callgrind file). The CLI sets it.
+var RefuseInput func(firstLine []byte) string
+
+// Refused returns the error for input name when RefuseInput tells from
+// its first line that it is not folded text, or nil.
+func Refused(name string, firstLine []byte) error {
+	if RefuseInput == nil {
+		return nil
+	}
+	if what := RefuseInput(firstLine); what != "" {
+		return &NotFoldedError{Name: name, Line: 1, Hint: what, Refused: true}
+	}
+	return nil
+}
 
 // notFoldedPrefix bounds the lines kept to describe such an input.
 const notFoldedPrefix = 64 << 10
@@ -82,6 +104,11 @@ func (f *FoldedReader) Next() bool {
 		line := f.bytes()
 		if IsBlank(line) {
 			continue
+		}
+		if f.Line() == 1 {
+			if f.err = Refused(f.Name(), line); f.err != nil {
+				return false
+			}
 		}
 		stack, c, err := fold.ParseLine(line)
 		if err != nil {

@@ -34,6 +34,7 @@ func command() *cmdutil.Command {
 		},
 		Reads:         "folded stacks",
 		DescribeInput: ingest.Describe,
+		RefuseInput:   ingest.RefuseFolded,
 		Run:           run,
 	}
 }

@@ -38,6 +38,7 @@ func command() *cmdutil.Command {
 			"pdiff after.folded before.folded | flamegraph.pl --negate > diff-before.svg",
 		},
 		DescribeInput: ingest.Describe,
+		RefuseInput:   ingest.RefuseFolded,
 		Run:           run,
 	}
 }

@@ -53,6 +53,7 @@ func command() *cmdutil.Command {
 		},
 		Reads:         "folded stacks",
 		DescribeInput: ingest.Describe,
+		RefuseInput:   ingest.RefuseFolded,
 		Run:           func(c *cli.Context) error { return run(c, order.list) },
 	}
 }

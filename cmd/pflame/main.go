@@ -64,6 +64,7 @@ func command() *cmdutil.Command {
 		},
 		Reads:         "folded stacks",
 		DescribeInput: ingest.Describe,
+		RefuseInput:   ingest.RefuseFolded,
 		Run:           func(c *cli.Context) error { return run(c, o) },
 	}
 }
@@ -126,6 +127,11 @@ func run(c *cli.Context, flags flame.Options) error {
 	bad := stream.BadLines{Diag: diag}
 	for in.Scan() {
 		line := in.Bytes()
+		if in.Line() == 1 {
+			if err := stream.Refused(in.Name(), line); err != nil {
+				return err
+			}
+		}
 		if stream.IsBlank(line) || bytes.HasPrefix(line, []byte("# ")) {
 			continue // blank, or a comment such as austin's "# interval: 100"
 		}

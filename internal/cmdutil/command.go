@@ -26,7 +26,11 @@ type Command struct {
 	// stacks looks like (ingest.Describe): stream.FoldedReader's errors
 	// then name the step the user missed.
 	DescribeInput func(prefix []byte) string
-	Run           cli.ActionFunc
+	// RefuseInput, when set, says what an input whose first line it is
+	// given is for certain, when that is not folded stacks
+	// (ingest.RefuseFolded): stream.FoldedReader stops there.
+	RefuseInput func(firstLine []byte) string
+	Run         cli.ActionFunc
 }
 
 // compressions is what every binary detects by magic bytes.
@@ -40,6 +44,9 @@ func (cmd *Command) App() *cli.App {
 	}
 	if cmd.DescribeInput != nil {
 		stream.DescribeInput = cmd.DescribeInput
+	}
+	if cmd.RefuseInput != nil {
+		stream.RefuseInput = cmd.RefuseInput
 	}
 	return &cli.App{
 		Name:        cmd.Name,

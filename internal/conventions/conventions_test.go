@@ -112,6 +112,29 @@ func TestNotFolded(t *testing.T) {
 	}
 }
 
+// TestRefusedByFirstLine: an input whose first line tells it is no folded
+// text is one error from every binary that reads folded stacks, even
+// where lines that parse as stacks follow (a callgrind file's "version:
+// 1" drew a flame graph of its header lines, exit 0).
+func TestRefusedByFirstLine(t *testing.T) {
+	dir := build(t)
+	for in, want := range map[string]string{
+		"../../testdata/callgrind/cwork.callgrind": "cwork.callgrind: not folded stacks (\"root;...;leaf COUNT\"): this is a callgrind profile: open it with kcachegrind or callgrind_annotate",
+		"../../testdata/perfdata/cwork/perf.data":  "perf.data: not folded stacks (\"root;...;leaf COUNT\"): this is a perf.data recording: pipe it through pfold first",
+	} {
+		for _, b := range []string{"pmerge", "pfilter", "pdiff", "pcallgrind", "ptop", "pdot", "ppprof", "pflame"} {
+			args := []string{in}
+			if b == "pdiff" {
+				args = []string{in, in}
+			}
+			out, errs, code := run(t, filepath.Join(dir, b), "", args...)
+			if code != 1 || out != "" || !strings.Contains(errs, want) || strings.Count(errs, "\n") > 1 {
+				t.Errorf("%s %s: exit %d, %d bytes out, stderr %q; want one line with %q", b, in, code, len(out), errs[:min(len(errs), 300)], want)
+			}
+		}
+	}
+}
+
 // TestNoNetHTTP: no binary links net/http (the progress bar library
 // pulled it into all of them); test-only dependencies stay out too.
 func TestNoNetHTTP(t *testing.T) {
