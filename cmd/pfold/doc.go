@@ -27,7 +27,9 @@ kind (perf.data, an executable), rather than fold its bytes as lines.
 
 Each format takes the options of the script it replaces, with the same
 names and meaning: for perf script, stackcollapse-perf.pl's --pid, --tid,
---kernel, --jit, --all, --addrs, --event-filter, --srcline, and inferno's
+--kernel, --jit, --all, --addrs, --event-filter, --srcline, --inline,
+--context (addr2line and nm name the functions inlined at each frame's
+address, as the Perl has them do), and inferno's
 --skip-after; for jstack, --include-tname, --include-tid, --shorten-pkgs;
 and so on (pfold --help lists them all, each naming its formats).
 

@@ -113,8 +113,9 @@ func TestPerfDataFresh(t *testing.T) {
 }
 
 // TestPerfDataRefusals: an event that never occurs is an error on
-// perf.data as on the text, and --srcline, which needs perf script's
-// source lines, is refused with the way to get them.
+// perf.data as on the text, and --srcline and --inline, which need perf
+// script's source lines or addresses, are refused with the way to get
+// them.
 func TestPerfDataRefusals(t *testing.T) {
 	root := "../../testdata/perfdata"
 	args := []string{"--symfs", filepath.Join(root, "symfs"), "--kallsyms", filepath.Join(root, "cwork", "kallsyms")}
@@ -126,5 +127,11 @@ func TestPerfDataRefusals(t *testing.T) {
 	_, errs, code = cmdtest.Run(command, "", append(args, "--srcline", data)...)
 	if code == 0 || !strings.Contains(errs, "perf script -F +pid,+srcline -i FILE | pfold --srcline") {
 		t.Errorf("--srcline: exit %d, %q", code, errs)
+	}
+	for _, opt := range []string{"--inline", "--context"} {
+		out, errs, code := cmdtest.Run(command, "", append(args, opt, data)...)
+		if code != 1 || out != "" || !strings.Contains(errs, "perf script -i FILE | pfold --inline") {
+			t.Errorf("%s: exit %d, %q", opt, code, errs)
+		}
 	}
 }

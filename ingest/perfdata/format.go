@@ -29,6 +29,10 @@ var flags = []format.Flag{
 // lines from DWARF, which pfold does not read.
 var ErrSrcline = errors.New("--srcline folds the source lines of `perf script -F +srcline` text; a perf.data recording has none: fold `perf script -F +pid,+srcline -i FILE | pfold --srcline`")
 
+// ErrInline refuses --inline (and --context) on perf.data: it names the
+// functions inlined at the addresses perf script prints, by addr2line.
+var ErrInline = errors.New("--inline asks addr2line about the addresses `perf script` prints, as stackcollapse-perf.pl does; fold `perf script -i FILE | pfold --inline`")
+
 // newFormat returns the perf.data format over text, perf script's text
 // format. viaText hands it each sample printed as perf script's text,
 // as pfold did before it folded samples itself: the tests compare both.
@@ -47,6 +51,9 @@ func newFormat(text format.Format, viaText bool) format.Format {
 		NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
 			if opts.Bool("srcline") {
 				return nil, ErrSrcline
+			}
+			if opts.Bool("inline") || opts.Bool("context") {
+				return nil, ErrInline
 			}
 			env := format.EnvOf(opts)
 			o := Options{

@@ -233,7 +233,7 @@ const maxSample = 64 << 10
 // samplePath reports whether the sample whose header Line has just read
 // may take the sample path.
 func (p *Parser) samplePath() bool {
-	return p.fresh && !p.noFast && !p.noIP && !p.opt.Srcline && p.inSample && !p.skip && !p.skipRest &&
+	return p.fresh && !p.noFast && !p.noIP && !p.opt.Srcline && !p.opt.Inline && p.inSample && !p.skip && !p.skipRest &&
 		len(p.ends) == 0 && len(p.ids) == 0 && len(p.pend) == 0 && !p.weight.Float
 }
 

@@ -24,6 +24,8 @@ var Format = format.Format{
 		{Name: "samples", Kind: format.Bool, Usage: "perf-script, perf-data: count each sample once; by default a sample weighs its period when perf script prints one (as stackcollapse-perf.pl does: cpu-clock folds to nanoseconds)", Default: "false"},
 		{Name: "addrs", Kind: format.Bool, Usage: "perf-script, perf-data: include raw addresses where symbols can't be found", Default: "false"},
 		{Name: "srcline", Kind: format.Bool, Usage: "perf-script: input is perf script -F+srcline: append each frame's source line", Default: "false"},
+		{Name: "inline", Kind: format.Bool, Usage: "perf-script: un-inline using addr2line: each frame becomes the functions inlined at its address (binutils' addr2line and nm, on the modules the frames name)", Default: "false"},
+		{Name: "context", Kind: format.Bool, Usage: "perf-script: with --inline, append each function's source file:line", Default: "false"},
 		{Name: "event-filter", Kind: format.String, Usage: "perf-script, perf-data: fold only samples of `EVENT`", Default: "the first event seen"},
 		{Name: "skip-after", Kind: format.StringSlice, Usage: "perf-script, perf-data: drop the callers above `FRAME` and the process name (repeatable)"},
 	},
@@ -47,6 +49,7 @@ func OptionsFrom(opts format.Options) Options {
 		PID: opts.Bool("pid"), TID: opts.Bool("tid"),
 		Kernel: opts.Bool("kernel") || opts.Bool("all"), JIT: opts.Bool("jit") || opts.Bool("all"),
 		Addrs: opts.Bool("addrs"), Srcline: opts.Bool("srcline"), Samples: opts.Bool("samples"),
+		Inline: opts.Bool("inline"), Context: opts.Bool("context"),
 		EventFilter: opts.String("event-filter"), SkipAfter: opts.StringSlice("skip-after"),
 		Warn: env.Notes, Folded: env.Folded, NoPIDNoted: new(atomic.Bool),
 	}
@@ -70,6 +73,7 @@ type formatParser struct {
 }
 
 func (p *formatParser) Finish() error { return CheckEventFilter(p.filter, p.Counts()) }
+func (p *formatParser) Close() error  { return p.Parser.Close() }
 func (p *formatParser) Stats() string { return p.Counts().String() }
 
 // result is what FoldChunks counted, with the same checks.

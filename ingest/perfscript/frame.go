@@ -264,6 +264,18 @@ func (p *Parser) parseFrame(name string, lineNo int, line []byte) (skipAfter boo
 	if len(rawfunc) == 0 && len(pc) == 0 && mod == nil {
 		return false, p.malformed(name, lineNo, line, "not a perf script frame line")
 	}
+	if p.opt.inl != nil {
+		if res, ok := p.opt.inl.frame(pc, rawfunc, mod); ok {
+			// The Perl takes the inlined functions as they are: no
+			// tidying, no annotation.
+			p.pend = append(p.pend, res...)
+			p.pendEnds = append(p.pendEnds, int32(len(p.pend)))
+			if p.opt.Srcline {
+				p.srcWant++
+			}
+			return false, nil
+		}
+	}
 	if len(rawfunc) == 0 {
 		rawfunc = unknownSym
 	}

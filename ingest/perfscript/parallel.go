@@ -40,6 +40,11 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 			return Stats{}, err
 		}
 	}
+	if opt.Inline && opt.inl == nil {
+		// One for the workers, with every complaint of addr2line.
+		opt.inl = newInliner(opt.Context, opt.Warn)
+		defer opt.inl.close()
+	}
 	if opt.Warn != nil {
 		opt.Warn = &onceWriter{w: opt.Warn}
 	}

@@ -28,6 +28,10 @@ type Options struct {
 	// Srcline: each frame line is followed by a source line, as printed
 	// by perf script -F+srcline; it is appended to the frame as ":src".
 	Srcline bool
+	// Inline names each frame's inlined functions by addr2line, and
+	// Context adds their file:line (stackcollapse-perf.pl's --inline and
+	// --context; see inliner).
+	Inline, Context bool
 	// EventFilter keeps only samples of this event; "" means the first
 	// event seen.
 	EventFilter string
@@ -59,7 +63,8 @@ type Options struct {
 	// each input: an error when they are not text to read (format.Env).
 	Refuse func(input string, prefix []byte) error
 
-	firstEvent bool // EventFilter is the input's first event, not the user's
+	firstEvent bool     // EventFilter is the input's first event, not the user's
+	inl        *inliner // shared by the parsers of one run, when Inline
 }
 
 // Stats counts what the parser saw.
@@ -158,6 +163,8 @@ type Parser struct {
 	dframes   []byte
 	dends     []int32
 
+	ownsInliner bool // opt.inl is this parser's to close
+
 	stats       Stats
 	mixedChecks int
 	ledger      *lineLedger   // FoldChunks's, numbering its chunks' lines
@@ -168,11 +175,24 @@ type Parser struct {
 // New returns a parser that passes each folded sample to emit
 // and reports malformed lines to diag.
 func New(opt Options, emit format.EmitFunc, diag *stream.Diag) *Parser {
-	p := &Parser{opt: opt, emit: emit, diag: diag}
+	owns := opt.Inline && opt.inl == nil
+	if owns {
+		opt.inl = newInliner(opt.Context, opt.Warn)
+	}
+	p := &Parser{opt: opt, emit: emit, diag: diag, ownsInliner: owns}
 	if opt.Batch > 0 && !opt.Srcline {
 		p.batch = stream.NewCounts(int(min(1<<20, max(4<<10, opt.Batch/8))))
 	}
 	return p
+}
+
+// Close ends the addr2line processes of --inline, when the parser
+// started them.
+func (p *Parser) Close() error {
+	if p.ownsInliner {
+		p.opt.inl.close()
+	}
+	return nil
 }
 
 // Counts returns what the parser has counted.

@@ -29,6 +29,7 @@ func foldPerf(t testing.TB, opt Options, names ...string) (out, warnings string)
 	serialOpt := opt
 	serialOpt.Warn = &warn
 	p := New(serialOpt, agg.Add, diag)
+	defer p.Close()
 	r := stream.NewReader(names)
 	defer r.Close()
 	if err := Fold(r, p); err != nil {
