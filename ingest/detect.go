@@ -39,6 +39,19 @@ func (e *NotProfileError) Error() string {
 	return b.String()
 }
 
+// LooksLike says what the input is, for another program's message:
+// "looks like an ELF executable or library, not a profile: profile it:
+// …"; "" when nothing is known of it.
+func (e *NotProfileError) LooksLike() string {
+	switch {
+	case e.What != "" && e.Hint != "":
+		return "looks like " + e.What + ", not a profile: " + e.Hint
+	case e.What != "":
+		return "looks like " + e.What + ", not a profile"
+	}
+	return ""
+}
+
 // Detect names the format of an input from its first bytes (up to
 // format.SniffSize, decompressed): the first registered format whose
 // sniffer is sure. It never guesses: input no sniffer is sure of is a
@@ -379,10 +392,8 @@ func Describe(prefix []byte) string {
 	switch {
 	case err == nil && f.Name != "folded":
 		return "looks like " + f.Describe() + ": pipe it through pfold first"
-	case errors.As(err, &np) && np.What != "" && np.Hint != "":
-		return "looks like " + np.What + ", not a profile: " + np.Hint
-	case errors.As(err, &np) && np.What != "":
-		return "looks like " + np.What + ", not a profile"
+	case errors.As(err, &np):
+		return np.LooksLike()
 	}
 	return ""
 }

@@ -129,10 +129,8 @@ func notDump(prefix []byte) string {
 		return "looks like folded stacks already: pflame, ptop and the other binaries read them as they are"
 	case err == nil:
 		return "looks like " + f.Describe() + ": fold it with pfold"
-	case errors.As(err, &np) && np.What != "" && np.Hint != "":
-		return "looks like " + np.What + ", not a profile: " + np.Hint
-	case errors.As(err, &np) && np.What != "":
-		return "looks like " + np.What + ", not a profile"
+	case errors.As(err, &np):
+		return np.LooksLike()
 	}
 	return ""
 }
