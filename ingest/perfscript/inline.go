@@ -22,7 +22,8 @@ import (
 // per distinct frame line.
 type inliner struct {
 	context bool
-	warn    io.Writer // addr2line's and nm's complaints; nil drops them
+	warn    io.Writer   // addr2line's and nm's complaints, at close; nil drops them
+	stderr  *complaints // theirs, held until close
 
 	mu    sync.Mutex
 	mods  map[string]*addr2line
@@ -32,7 +33,7 @@ type inliner struct {
 }
 
 func newInliner(context bool, warn io.Writer) *inliner {
-	return &inliner{context: context, warn: warn, mods: map[string]*addr2line{}, nm: map[string]map[string]uint64{}, cache: map[string]string{}}
+	return &inliner{context: context, warn: warn, stderr: &complaints{}, mods: map[string]*addr2line{}, nm: map[string]map[string]uint64{}, cache: map[string]string{}}
 }
 
 // inlineSkip is the Perl's test of the modules it does not ask
@@ -117,7 +118,7 @@ func (in *inliner) symbols(mod string) map[string]uint64 {
 	s := map[string]uint64{}
 	in.nm[mod] = s
 	cmd := exec.Command("nm", mod)
-	cmd.Stderr = newComplaints(in.warn)
+	cmd.Stderr = in.stderr
 	out, _ := cmd.Output() // no symbols: the Perl's match fails too
 	for _, l := range strings.Split(string(out), "\n") {
 		f := strings.SplitN(l, " ", 3)
@@ -136,18 +137,21 @@ func (in *inliner) symbols(mod string) map[string]uint64 {
 func (in *inliner) addr2line(mod string) *addr2line {
 	a, ok := in.mods[mod]
 	if !ok {
-		a = startAddr2line(mod, in.warn)
+		a = startAddr2line(mod, in.stderr)
 		in.mods[mod] = a
-		if a.err != nil && !in.said && in.warn != nil {
+		if a.err != nil && !in.said {
 			// Once: no binutils, and no frame names its inlined functions.
-			fmt.Fprintf(in.warn, "--inline: %v (addr2line is in binutils)\n", a.err)
+			fmt.Fprintf(in.stderr, "--inline: %v (addr2line is in binutils)\n", a.err)
 			in.said = true
 		}
 	}
 	return a
 }
 
-// close ends the addr2line processes.
+// close ends the addr2line processes and passes on what they and nm
+// said. Their standard error is copied on goroutines of their own, and
+// warn belongs to the goroutine that closes: only it writes there, once
+// they are done.
 func (in *inliner) close() {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -155,6 +159,7 @@ func (in *inliner) close() {
 		a.close()
 	}
 	in.mods = map[string]*addr2line{}
+	in.stderr.flush(in.warn)
 }
 
 // addr2line is one addr2line process answering a module's addresses,
@@ -173,9 +178,9 @@ type addr2line struct {
 // as it is.
 const sentinel = "0xffffffffffffffff"
 
-func startAddr2line(mod string, warn io.Writer) *addr2line {
+func startAddr2line(mod string, stderr io.Writer) *addr2line {
 	a := &addr2line{cmd: exec.Command("addr2line", "-a", "-e", mod, "-i", "-f", "-s", "-C")}
-	a.cmd.Stderr = newComplaints(warn)
+	a.cmd.Stderr = stderr
 	in, err := a.cmd.StdinPipe()
 	if err != nil {
 		a.bad = true
@@ -243,33 +248,30 @@ func (a *addr2line) close() {
 	}
 }
 
-// complaints passes what addr2line or nm prints on its standard error to
-// warn a line at a time: the notes writer names the program in front of
-// each write, and they write a line in pieces. nil when warn is.
+// complaints holds what addr2line and nm print on their standard error
+// until the inliner closes.
 type complaints struct {
 	mu  sync.Mutex
-	w   io.Writer
-	buf []byte
-}
-
-func newComplaints(warn io.Writer) io.Writer {
-	if warn == nil {
-		return nil
-	}
-	return &complaints{w: warn}
+	buf bytes.Buffer
 }
 
 func (c *complaints) Write(b []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.buf = append(c.buf, b...)
-	for {
-		i := bytes.IndexByte(c.buf, '\n')
-		if i < 0 {
-			break
+	return c.buf.Write(b)
+}
+
+// flush writes what was said to w a line at a time (the notes writer
+// names the program in front of each write), and forgets it.
+func (c *complaints) flush(w io.Writer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for w != nil && c.buf.Len() > 0 {
+		line, err := c.buf.ReadBytes('\n')
+		if err != nil {
+			line = append(line, '\n')
 		}
-		c.w.Write(c.buf[:i+1])
-		c.buf = c.buf[i+1:]
+		w.Write(line)
 	}
-	return len(b), nil
+	c.buf.Reset()
 }

@@ -35,6 +35,7 @@ func foldPerf(t testing.TB, opt Options, names ...string) (out, warnings string)
 	if err := Fold(r, p); err != nil {
 		t.Fatal(err)
 	}
+	p.Close() // what addr2line said (--inline) is in warn then
 	diag.Flush()
 	var b bytes.Buffer
 	if _, err := agg.WriteTo(&b); err != nil {
