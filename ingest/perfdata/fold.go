@@ -31,6 +31,7 @@ type folder struct {
 	sorted func(stream.SortedRun) error // a recording's last stacks go here whole, when set
 	handed bool                         // a run went to sorted, not let go yet
 	addrs  bool                         // --addrs: an unknown symbol is named by its address
+	inline bool                         // --inline: every frame is named by its address
 	budget int64                        // bytes the table of samples holds before it is flushed
 	jobs   int                          // goroutines a flush may sort on
 	rp     *replay
@@ -105,8 +106,8 @@ type frameName struct {
 type tokRef struct{ off, n uint32 }
 
 // nameKey is what a site's folded frame depends on: its symbol (or,
-// for an unknown one, its binary, and its address with --addrs) and
-// whether the process is java's.
+// for an unknown one, its binary, and its address with --addrs; with
+// --inline, its address always) and whether the process is java's.
 type nameKey struct {
 	dso  *dso
 	sym  int32
@@ -818,7 +819,7 @@ func (f *folder) fid(id int32, java int) (int32, error) {
 	}
 	st := &rp.sites.sites[id]
 	k := nameKey{dso: st.dso, sym: st.sym, java: java == 1}
-	if st.sym < 0 && f.addrs {
+	if st.sym < 0 && f.addrs || f.inline {
 		k.addr = st.addr
 	}
 	fid, ok := f.fidOf[k]

@@ -29,10 +29,6 @@ var flags = []format.Flag{
 // lines from DWARF, which pfold does not read.
 var ErrSrcline = errors.New("--srcline folds the source lines of `perf script -F +srcline` text; a perf.data recording has none: fold `perf script -F +pid,+srcline -i FILE | pfold --srcline`")
 
-// ErrInline refuses --inline (and --context) on perf.data: it names the
-// functions inlined at the addresses perf script prints, by addr2line.
-var ErrInline = errors.New("--inline asks addr2line about the addresses `perf script` prints, as stackcollapse-perf.pl does; fold `perf script -i FILE | pfold --inline`")
-
 // newFormat returns the perf.data format over text, perf script's text
 // format. viaText hands it each sample printed as perf script's text,
 // as pfold did before it folded samples itself: the tests compare both.
@@ -51,9 +47,6 @@ func newFormat(text format.Format, viaText bool) format.Format {
 		NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
 			if opts.Bool("srcline") {
 				return nil, ErrSrcline
-			}
-			if opts.Bool("inline") || opts.Bool("context") {
-				return nil, ErrInline
 			}
 			env := format.EnvOf(opts)
 			o := Options{
@@ -78,6 +71,7 @@ func newFormat(text format.Format, viaText bool) format.Format {
 				budget = defaultBudget
 			}
 			f := newFolder(namer, emit, popt.Addrs, budget, o.Jobs)
+			f.inline = popt.Inline
 			o.sink = f
 			return &parser{f: f, opt: o, filter: popt.EventFilter}, nil
 		},
@@ -117,6 +111,9 @@ func (p *parser) Finish() error {
 }
 
 func (p *parser) Stats() string { return p.f.namer.Counts().String() }
+
+// Close ends what the namer started (--inline's addr2line processes).
+func (p *parser) Close() error { return p.f.namer.Close() }
 
 // textParser replays each recording and hands perf script's text of it
 // to the text parser, line by line.

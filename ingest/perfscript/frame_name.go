@@ -46,6 +46,9 @@ func (n *Namer) Frame(line []byte, java bool) (text []byte, ends []int32, skipAf
 	return p.pend, p.pendEnds, skipAfter, err
 }
 
+// Close ends the addr2line processes of --inline.
+func (n *Namer) Close() error { return n.p.Close() }
+
 // Header is what a sample's header line tells the Parser.
 type Header struct {
 	// Name is the process name frame ("comm", "comm-PID", "comm-PID/TID"
