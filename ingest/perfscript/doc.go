@@ -1,7 +1,9 @@
 // Package perfscript reads the text perf script prints, every layout of
 // it, and folds each sample into a stack as FlameGraph's
 // stackcollapse-perf.pl does, with its options (--pid, --tid, --kernel,
-// --jit, --all, --addrs, --event-filter, --srcline) and inferno's
+// --jit, --all, --addrs, --event-filter, --srcline, --inline, --context:
+// the last two ask binutils' addr2line and nm, as the Perl does, one
+// process a module for all its addresses, inline.go) and inferno's
 // --skip-after. It folds serially (Parser, one line at a time) or on
 // several workers over chunks cut at blank lines (FoldChunks), with the
 // same result; a cache of folded frame lines and a table of repeated
