@@ -43,6 +43,9 @@ type NotFoldedError struct {
 	Line    int    // of the first malformed line
 	Hint    string // "looks like perf script output: pipe it through pfold first", or ""
 	Refused bool   // told by the first line (RefuseInput), the rest unread
+	// First is what was wrong with the first malformed line, said when
+	// there is no Hint: the error stands for the warnings.
+	First *SyntaxError
 }
 
 func (e *NotFoldedError) Error() string {
@@ -52,6 +55,8 @@ func (e *NotFoldedError) Error() string {
 	msg := fmt.Sprintf("%s: no line is folded stacks (\"root;...;leaf COUNT\"), from line %d on", e.Name, e.Line)
 	if e.Hint != "" {
 		msg += ": " + e.Hint
+	} else if e.First != nil {
+		msg += fmt.Sprintf("; line %d: %s: %q", e.First.Line, e.First.Why, e.First.Text)
 	}
 	return msg
 }
@@ -169,6 +174,7 @@ type BadLines struct {
 	start    []byte // the first of them, to say what the input is
 	name     string
 	line     int
+	first    SyntaxError // the first, for End's error
 	held     []heldLine
 	heldMore int // held past what the Diag shows: counted only
 }
@@ -185,6 +191,7 @@ type heldLine struct {
 func (b *BadLines) Add(name string, n int, text []byte, why string) error {
 	if b.n == 0 {
 		b.name, b.line = name, n
+		b.first = SyntaxError{Name: name, Line: n, Why: why, Text: string(text[:min(len(text), maxShown)])}
 	}
 	b.n++
 	if b.good {
@@ -229,7 +236,7 @@ func (b *BadLines) End() error {
 		return nil
 	}
 	b.held, b.heldMore = nil, 0 // the error stands for them
-	return &NotFoldedError{Name: b.name, Line: b.line, Hint: describeInput(b.start)}
+	return &NotFoldedError{Name: b.name, Line: b.line, Hint: describeInput(b.start), First: &b.first}
 }
 
 func describeInput(prefix []byte) string {

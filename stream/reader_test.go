@@ -331,3 +331,37 @@ func TestReaderScanLines(t *testing.T) {
 		t.Fatalf("block %q, line %d", r.Bytes(), r.Line())
 	}
 }
+
+// TestNotFolded: an input with no folded line is one error, which says
+// what the input looks like when the CLI can tell (DescribeInput), and
+// otherwise what was wrong with its first line; the first line of an
+// input RefuseInput names ends the reading at once, whatever follows.
+func TestNotFolded(t *testing.T) {
+	defer func(d, r func([]byte) string) { DescribeInput, RefuseInput = d, r }(DescribeInput, RefuseInput)
+	DescribeInput = func(prefix []byte) string {
+		if bytes.HasPrefix(prefix, []byte("digraph")) {
+			return "looks like a graph"
+		}
+		return ""
+	}
+	RefuseInput = func(line []byte) string {
+		if bytes.HasPrefix(line, []byte("# callgrind format")) {
+			return "this is a callgrind profile"
+		}
+		return ""
+	}
+	for in, want := range map[string]string{
+		"a;b -3\nc\n":                            `-: no line is folded stacks ("root;...;leaf COUNT"), from line 1 on; line 1: bad count "-3": count is not a number: "a;b -3"`,
+		"digraph p {\n}\n":                       `-: no line is folded stacks ("root;...;leaf COUNT"), from line 1 on: looks like a graph`,
+		"# callgrind format\nversion: 1\n0 25\n": `-: not folded stacks ("root;...;leaf COUNT"): this is a callgrind profile`,
+	} {
+		var warn bytes.Buffer
+		f := NewFoldedReader(NewReaderStdin(nil, strings.NewReader(in)), NewDiag(&warn, false))
+		for f.Next() {
+			t.Errorf("%q: read %q", in, f.Stack())
+		}
+		if f.Err() == nil || f.Err().Error() != want || warn.Len() != 0 {
+			t.Errorf("%q: error %v, warnings %q; want %s and none", in, f.Err(), warn.String(), want)
+		}
+	}
+}
