@@ -126,7 +126,7 @@ func (p *Parser) frameKey(name string, lineNo int, line, key []byte, h uint64) e
 					return err
 				}
 			}
-			idx = p.cache.insert(h, key, p.pend, p.pendEnds, p.srcWant, skipAfter)
+			idx = p.cache.insert(h, key, p.pend, p.pendEnds, p.srcWant, skipAfter, p.srcDrop)
 			if p.byID {
 				p.addID(idx)
 				p.pend, p.pendEnds = p.pend[:0], p.pendEnds[:0]
@@ -153,6 +153,7 @@ func (p *Parser) frameKey(name string, lineNo int, line, key []byte, h uint64) e
 	p.pend = append(p.pend[:0], text...)
 	p.pendEnds = append(p.pendEnds[:0], p.cache.pieceEnds(e)...)
 	p.srcWant = int(e.srcWant)
+	p.srcDrop = e.srcDrop
 	p.srcNext = 0
 	if p.srcWant == 0 || e.skipAfter {
 		p.commit()
@@ -271,7 +272,10 @@ func (p *Parser) parseFrame(name string, lineNo int, line []byte) (skipAfter boo
 			p.pend = append(p.pend, res...)
 			p.pendEnds = append(p.pendEnds, int32(len(p.pend)))
 			if p.opt.Srcline {
+				// The Perl does not read this frame's source line
+				// (it warns of it as a line it does not know).
 				p.srcWant++
+				p.srcDrop = true
 			}
 			return false, nil
 		}
@@ -388,7 +392,7 @@ func (p *Parser) srcline(line []byte) {
 	}
 	p.scratch = src
 	src = bytes.Trim(src, " \t\r")
-	if len(src) > 0 {
+	if len(src) > 0 && !p.srcDrop {
 		// Insert ":src" at the end of piece srcNext.
 		end := int(p.pendEnds[p.srcNext])
 		n := 1 + len(src)
@@ -423,6 +427,7 @@ func (p *Parser) commit() {
 	p.pend = p.pend[:0]
 	p.pendEnds = p.pendEnds[:0]
 	p.srcWant = 0
+	p.srcDrop = false
 }
 
 // isKernelModule: [kernel.kallsyms], [nf_conntrack], *.ko, vmlinux-5.4.

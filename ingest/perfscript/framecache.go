@@ -33,6 +33,7 @@ type cacheEntry struct {
 	nends     uint16
 	srcWant   uint16
 	skipAfter bool
+	srcDrop   bool // the source line is read and left out (--inline)
 }
 
 // size is what the entries take: their text, their records (24 bytes)
@@ -109,9 +110,9 @@ func (c *frameCache) full(key, text []byte) bool {
 
 // insert adds key → pieces and returns the entry's index + 1. The caller
 // has checked cacheable and full, and looked key up in vain.
-func (c *frameCache) insert(h uint64, key, text []byte, ends []int32, srcWant int, skipAfter bool) uint32 {
+func (c *frameCache) insert(h uint64, key, text []byte, ends []int32, srcWant int, skipAfter, srcDrop bool) uint32 {
 	e := cacheEntry{off: uint32(len(c.arena)), klen: uint32(len(key)), tlen: uint32(len(text)),
-		endOff: uint32(len(c.ends)), nends: uint16(len(ends)), srcWant: uint16(srcWant), skipAfter: skipAfter}
+		endOff: uint32(len(c.ends)), nends: uint16(len(ends)), srcWant: uint16(srcWant), skipAfter: skipAfter, srcDrop: srcDrop}
 	c.arena = append(append(c.arena, key...), text...)
 	c.ends = append(c.ends, ends...)
 	c.ix.Put(h, int32(len(c.entries)))

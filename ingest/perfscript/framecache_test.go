@@ -17,7 +17,7 @@ func TestFrameCacheResetRefills(t *testing.T) {
 			c.reset()
 			resets++
 		}
-		c.insert(hashLine(false, key), key, text, []int32{int32(len(text))}, 0, false)
+		c.insert(hashLine(false, key), key, text, []int32{int32(len(text))}, 0, false, false)
 		if c.lookup(hashLine(false, key), key) == 0 {
 			t.Fatalf("insert %d: not found right after insert", i)
 		}

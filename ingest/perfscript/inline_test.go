@@ -12,9 +12,10 @@ import (
 
 // TestInlineParity: --inline and --inline --context fold as
 // stackcollapse-perf.pl does, serially and by workers (foldPerf), on a
-// recording of testdata/perf/inline/inline.c and on the same frames with
+// recording of testdata/perf/inline/inline.c, on the same frames with
 // the addresses of the executable as loaded, where addr2line finds
-// nothing and nm's address of the symbol is used. The expected files are
+// nothing and nm's address of the symbol is used, and with --srcline on
+// the recording printed with -F +srcline. The expected files are
 // the Perl's output on these inputs (see testdata/perf/ORIGIN.md).
 func TestInlineParity(t *testing.T) {
 	testenv.NeedTool(t, "--inline runs addr2line (Debian package binutils)", "addr2line")
@@ -23,7 +24,7 @@ func TestInlineParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, input := range []string{"inline", "loaded-addresses"} {
+	for _, input := range []string{"inline", "loaded-addresses", "srcline"} {
 		// The modules are named with a placeholder for where the
 		// repository is; a module that does not exist (libc.so.6 under
 		// missing/) folds as without --inline.
@@ -32,13 +33,20 @@ func TestInlineParity(t *testing.T) {
 		if err := os.WriteFile(name, []byte(script), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for _, tc := range []struct {
+		type inlineCase struct {
 			opt  Options
 			want string
-		}{
+		}
+		cases := []inlineCase{
 			{Options{Inline: true}, "inline"},
 			{Options{Inline: true, Context: true}, "inline-context"},
-		} {
+		}
+		if input == "srcline" {
+			// perf script -F +srcline: an inlined frame's source line
+			// is read and left out, as the Perl leaves it.
+			cases = []inlineCase{{Options{Inline: true, Srcline: true}, "inline-srcline"}}
+		}
+		for _, tc := range cases {
 			t.Run(input+"/"+tc.want, func(t *testing.T) {
 				got, warn := foldPerf(t, tc.opt, name)
 				want := stacktest.Aggregate(t, []byte(readFile(t, filepath.Join(dir, input+".stackcollapse-perf."+tc.want+".folded"))))

@@ -108,6 +108,7 @@ type Parser struct {
 	pend     []byte  // pieces of the current frame line, in order
 	pendEnds []int32 // their end offsets in pend
 	srcWant  int     // source lines still expected for pend
+	srcDrop  bool    // and left out: pend is --inline's
 	srcNext  int     // index of the piece the next source line belongs to
 
 	noIP        bool // this input's frame lines carry no ip field
@@ -278,7 +279,7 @@ func (p *Parser) begin() {
 	p.ends = p.ends[:0]
 	p.pend = p.pend[:0]
 	p.pendEnds = p.pendEnds[:0]
-	p.srcWant = 0
+	p.srcWant, p.srcDrop = 0, false
 	p.byID = p.batch != nil && !p.noBatch
 	p.ids = p.ids[:0]
 	p.idText = 0
