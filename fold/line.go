@@ -11,7 +11,9 @@ const Sep = ';'
 
 // ParseLine splits a folded line "frame;…;leaf COUNT" at its last space.
 // Frame names may contain spaces; the count never does. A trailing '\r'
-// is ignored. The returned stack aliases line.
+// is ignored. The returned stack aliases line. A line of two counts is a
+// *DiffError: it is a differential (ParseDiffLine), and its first count
+// is not the end of the leaf frame's name.
 func ParseLine(line []byte) (stack []byte, c Count, err error) {
 	// Scan back from the end by hand: the count is a few bytes, while
 	// bytes.TrimRight and two LastIndexByte calls cost a pass over the
@@ -38,7 +40,51 @@ func ParseLine(line []byte) (stack []byte, c Count, err error) {
 	if len(stack) == 0 {
 		return nil, Count{}, errors.New("empty stack")
 	}
+	// A count after a blank ends a differential's stack. Most stacks end
+	// in a letter, the rest in a name's digits after no blank: the
+	// count is seldom parsed.
+	j := len(stack)
+	for j > 0 && countByte(stack[j-1]) {
+		j--
+	}
+	if j > 1 && j < len(stack) && (stack[j-1] == ' ' || stack[j-1] == '\t') {
+		if b, err := ParseCount(stack[j:]); err == nil && len(bytes.TrimSpace(stack[:j-1])) > 0 {
+			return nil, Count{}, &DiffError{Stack: stack[:j-1], Before: b, After: c}
+		}
+	}
 	return stack, c, nil
+}
+
+func countByte(b byte) bool {
+	return b >= '0' && b <= '9' || b == '.' || b == 'e' || b == 'E' || b == '+' || b == '-'
+}
+
+// DiffError is ParseLine's error for a line of two counts, "frame;…;leaf
+// BEFORE AFTER": a differential, as pdiff writes it and flamegraph.pl
+// reads it. Stack aliases the line.
+type DiffError struct {
+	Stack         []byte
+	Before, After Count
+}
+
+func (e *DiffError) Error() string {
+	return fmt.Sprintf("two counts, %s and %s: a differential (BEFORE AFTER, as pdiff writes it), which pflame draws; this reads one count", e.Before, e.After)
+}
+
+// ParseDiffLine splits a folded line that may be a differential,
+// "frame;…;leaf BEFORE AFTER", as flamegraph.pl and pdiff have it: the
+// stack's last field is the first count when it is one and a frame comes
+// before it. diff reports which; before is after when not.
+func ParseDiffLine(line []byte) (stack []byte, before, after Count, diff bool, err error) {
+	stack, after, err = ParseLine(line)
+	var de *DiffError
+	switch {
+	case err == nil:
+		return stack, after, after, false, nil
+	case errors.As(err, &de):
+		return de.Stack, de.Before, de.After, true, nil
+	}
+	return nil, Count{}, Count{}, false, err
 }
 
 // AppendLine appends "stack COUNT\n" to dst.

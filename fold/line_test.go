@@ -31,6 +31,15 @@ func TestParseLine(t *testing.T) {
 		{"a 0000000000000000000042", "a", "42"},
 		{"a 123456789012345678x", "", ""},
 		{"a 1234567890123456789.5", "a", "1234567890123456800"},
+		// Two counts: a differential, which only ParseDiffLine reads.
+		{"a;b 10 20", "", ""},
+		{"a;b 1.5\t2", "", ""},
+		{"a;b 20. 3", "", ""},
+		{"a;b 1e3 3", "", ""},
+		{"10 20", "10", "20"},         // no frame before the first
+		{"a;  3", "a; ", "3"},         // a blank leaf, not a count
+		{"a;b x10 3", "a;b x10", "3"}, // a name that ends in digits
+		{"a;b 1x 3", "a;b 1x", "3"},
 	}
 	for _, tc := range tests {
 		stack, c, err := ParseLine([]byte(tc.line))
@@ -43,6 +52,27 @@ func TestParseLine(t *testing.T) {
 		if err != nil || string(stack) != tc.stack || c.String() != tc.count {
 			t.Errorf("ParseLine(%q) = %q %v %v, want %q %s", tc.line, stack, c, err, tc.stack, tc.count)
 		}
+	}
+}
+
+func TestParseDiffLine(t *testing.T) {
+	for _, tc := range []struct {
+		line, stack, before, after string
+		diff                       bool
+	}{
+		{"a;b 10 20", "a;b", "10", "20", true},
+		{"a b;c d 1.5 2", "a b;c d", "1.5", "2", true},
+		{"a;b 7", "a;b", "7", "7", false},
+		{"10 20", "10", "20", "20", false},
+		{" 10 20", " 10", "20", "20", false}, // a blank before the first: one frame
+	} {
+		stack, before, after, diff, err := ParseDiffLine([]byte(tc.line))
+		if err != nil || string(stack) != tc.stack || before.String() != tc.before || after.String() != tc.after || diff != tc.diff {
+			t.Errorf("ParseDiffLine(%q) = %q %v %v %v %v, want %q %s %s %v", tc.line, stack, before, after, diff, err, tc.stack, tc.before, tc.after, tc.diff)
+		}
+	}
+	if _, _, err := ParseLine([]byte("a;b 10 20")); err == nil || !strings.Contains(err.Error(), "two counts, 10 and 20: a differential") {
+		t.Errorf("ParseLine of a differential: %v", err)
 	}
 }
 

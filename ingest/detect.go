@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 )
 
@@ -316,6 +317,11 @@ func recognise(prefix []byte) (what, hint string) {
 	}
 	if binaryData(prefix) {
 		return "binary data", ""
+	}
+	if l, _, _ := bytes.Cut(t, []byte{'\n'}); len(l) > 0 {
+		if _, _, _, diff, err := fold.ParseDiffLine(l); err == nil && diff {
+			return "a differential of folded stacks (BEFORE AFTER, as pdiff writes it)", "pflame draws it"
+		}
 	}
 	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		return "JSON (or text that starts like it)", ""

@@ -135,6 +135,34 @@ func TestRefusedByFirstLine(t *testing.T) {
 	}
 }
 
+// TestDifferentialInput: pdiff's output (stack BEFORE AFTER) is drawn by
+// pflame and refused by the binaries that read one count, which took
+// BEFORE for the end of the leaf frame's name.
+func TestDifferentialInput(t *testing.T) {
+	dir := build(t)
+	diff := "a;b 10 20\na;c 5 0\n"
+	for _, b := range []string{"pmerge", "pfilter", "pdiff", "pcallgrind", "ptop", "pdot", "ppprof", "pfold"} {
+		var args []string
+		if b == "pdiff" {
+			args = []string{"-", filepath.Join("..", "..", "testdata", "perf", "recorded", "cwork.stackcollapse-perf.folded")}
+		}
+		// Said as what the input looks like, every line being one.
+		want := "a differential of folded stacks (BEFORE AFTER, as pdiff writes it), not a profile: pflame draws it"
+		out, errs, code := run(t, filepath.Join(dir, b), diff, args...)
+		if code != 1 || out != "" || !strings.Contains(errs, want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%s: exit %d, %d bytes out, stderr %q", b, code, len(out), errs[:min(len(errs), 300)])
+		}
+	}
+	if out, errs, code := run(t, filepath.Join(dir, "pflame"), diff); code != 0 || !strings.Contains(out, "<svg") {
+		t.Errorf("pflame: exit %d, stderr %q", code, errs)
+	}
+	// Among one-count lines, a warning that says why.
+	out, errs, code := run(t, filepath.Join(dir, "pmerge"), "a;b 3\n"+diff)
+	if code != 0 || out != "a;b 3\n" || !strings.Contains(errs, "two counts, 10 and 20: a differential (BEFORE AFTER, as pdiff writes it), which pflame draws; this reads one count") {
+		t.Errorf("pmerge, a differential line among others: exit %d, %q, stderr %q", code, out, errs)
+	}
+}
+
 // TestNoNetHTTP: no binary links net/http (the progress bar library
 // pulled it into all of them); test-only dependencies stay out too.
 func TestNoNetHTTP(t *testing.T) {
