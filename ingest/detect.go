@@ -11,6 +11,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/perfdata"
 )
 
 // ErrNoData is returned by Detect for input with nothing but blank lines
@@ -280,12 +281,15 @@ var magics = []struct {
 	{0, "MZ", "a Windows executable", "", true},
 	{0, "\x00asm", "a WebAssembly module", "", false},
 	{0, "SQLite format 3\x00", "an SQLite database", "", false},
-	{0, "# callgrind format", "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it", true},
+	{0, callgrindMagic, "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it", true},
 	// Its indented counts look like perf script's frame lines to that
 	// sniffer, hence strong.
 	{0, "==================================\n  ", "a stackprof-style text report (stackprof --text, ptop)", "it is a report already: fold the profile it was made from", false},
 	{0, "digraph ", "a Graphviz graph (pdot's output?)", "render it with dot -Tsvg", true},
 }
+
+// callgrindMagic starts a callgrind profile (pcallgrind's output).
+const callgrindMagic = "# callgrind format"
 
 // magic says what an input with the magic bytes of an ELF file or of a
 // strong entry of magics is, or "".
@@ -373,10 +377,10 @@ func RefuseFolded(line []byte) string {
 	if what, hint := magic(line); what != "" {
 		return refusal(what, hint)
 	}
-	if bytes.HasPrefix(line, []byte("PERFILE2")) {
-		return "this is a perf.data recording: pipe it through pfold first"
+	if perfdata.IsPerfData(line) {
+		return refusal(perfdata.Format.Describe(), "pipe it through pfold first")
 	}
-	if bytes.HasPrefix(line, []byte("# callgrind format")) {
+	if bytes.HasPrefix(line, []byte(callgrindMagic)) {
 		return refusal("a callgrind profile", "open it with kcachegrind or callgrind_annotate")
 	}
 	return ""
