@@ -97,14 +97,30 @@ func (c *textCache) parts(id int32) (k1, k2 []byte) {
 	return key[:n1], key[n1:]
 }
 
-// guessBits sizes the table of block guesses: the block last seen after
+// guessBits sizes the table of block guesses: the blocks last seen after
 // a first caller line, by the hash of the line and the process name.
-const guessBits = 12
+// Many blocks share a first caller (the callers of one function), so a
+// set holds the last guessWays of them, the newest first, each with its
+// length: a sample is checked against a guess by its bytes at that
+// length (an empty line must follow) before they are compared.
+const (
+	guessBits = 12
+	guessWays = 4
+)
 
 type blockGuess struct {
-	h   uint64
-	id  int32 // block entry + 1; 0 for none
-	pre int32 // its prefix, for the leaf's hash before the block is read
+	tag uint32 // the low half of the hash
+	id  int32  // block entry + 1; 0 for none
+	pre int32  // its prefix, for the leaf's hash before the block is read
+	n   int32  // the block's length
+}
+
+type guessSet [guessWays]blockGuess
+
+// put makes g the set's newest guess, dropping the oldest.
+func (s *guessSet) put(g blockGuess) {
+	copy(s[1:], s[:guessWays-1])
+	s[0] = g
 }
 
 // key returns the key of entry id, whole.
@@ -261,17 +277,25 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 	var block []byte
 	hn := maphash.Bytes(lineSeed, p.pname)
 	b := int32(-1)
-	var g *blockGuess // where this sample's block goes, when it was not guessed
-	var hf uint64
+	var set *guessSet // where this sample's block goes, when it was not guessed
+	var tag uint32
 	if len(after) > 0 && after[0] == '\n' {
 		rest = after[1:]
 	} else if first := bytes.IndexByte(after, '\n'); first > 0 {
-		// The block seen last after the same first caller line, if the
+		// A block seen last after the same first caller line, if the
 		// sample's bytes are that block's and an empty line follows:
 		// no search for the end, no hash of the whole block.
-		hf = maphash.Bytes(lineSeed, after[:first]) ^ hn
-		g = &p.guesses[hf>>(64-guessBits)]
-		if g.id > 0 && g.h == hf {
+		hf := maphash.Bytes(lineSeed, after[:first]) ^ hn
+		set, tag = &p.guesses[hf>>(64-guessBits)], uint32(hf)
+		for w := range set {
+			g := set[w]
+			if g.id == 0 {
+				break
+			}
+			n := int(g.n)
+			if g.tag != tag || len(after) < n+2 || after[n] != '\n' || after[n+1] != '\n' {
+				continue
+			}
 			id := g.id - 1
 			if e := p.leafMemo; batch && e != nil && e.id > 0 {
 				// The batch's slot for this sample, read before the
@@ -279,10 +303,14 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 				// comparison's instead of following it.
 				p.warmSum += uint32(p.samples.ix.Home(sampleHash(hk, e.id-1, g.pre)))
 			}
-			name, blk := p.blocks.parts(id)
-			if n := len(blk); len(after) >= n+2 && after[n] == '\n' && after[n+1] == '\n' &&
-				bytes.Equal(name, p.pname) && bytes.Equal(blk, after[:n]) {
-				b, block, rest, g = id, after[:n], after[n+2:], nil
+			if name, blk := p.blocks.parts(id); bytes.Equal(name, p.pname) && bytes.Equal(blk, after[:n]) {
+				b, block, rest = id, after[:n], after[n+2:]
+				if w > 0 {
+					copy(set[1:w+1], set[:w])
+					set[0] = g
+				}
+				set = nil
+				break
 			}
 		}
 		if b < 0 {
@@ -323,8 +351,8 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 				return nil, 0, false, nil
 			}
 		}
-		if g != nil {
-			*g = blockGuess{h: hf, id: b + 1, pre: p.blocks.aux(b)}
+		if set != nil {
+			set.put(blockGuess{tag: tag, id: b + 1, pre: p.blocks.aux(b), n: int32(len(block))})
 		}
 	}
 	if p.blocks.flags(b)&unfit != 0 {

@@ -314,3 +314,63 @@ func TestByteMasks(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockGuesses: samples whose blocks begin with the same caller line
+// (more of them than a guess set holds, of the same length and not, one
+// the start of another) fold on the sample path as Line folds them.
+func TestBlockGuesses(t *testing.T) {
+	blocks := []string{
+		"\t1 caller (/bin/a)\n\t2 main (/bin/a)",
+		"\t1 caller (/bin/a)\n\t2 mair (/bin/a)",
+		"\t1 caller (/bin/a)\n\t2 main (/bin/a)\n\t3 start (/bin/a)",
+		"\t1 caller (/bin/a)\n\t2 main (/bin/b)\n\t3 start (/bin/a)",
+		"\t1 caller (/bin/a)",
+		"\t1 caller (/bin/a)\n\t4 other (/bin/a)",
+		"\t1 caller (/bin/a)\n\t5 other (/bin/a)\n\t2 main (/bin/a)",
+		"\t1 caller (/bin/a)\n\t6 third (/bin/a)\n\t2 main (/bin/a)",
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var in bytes.Buffer
+	for i := 0; i < 4000; i++ {
+		comm := []string{"app", "app", "app", "other"}[rng.IntN(4)]
+		fmt.Fprintf(&in, "%s 1 1.%06d: 1 cpu-clock:\n\t%x leaf%d+0x%x (/bin/a)\n%s\n\n",
+			comm, i, 0x100+rng.IntN(4), rng.IntN(3), rng.IntN(16), blocks[rng.IntN(len(blocks))])
+	}
+	serial := map[string]fold.Count{}
+	p := New(Options{}, func(stack []byte, c fold.Count) error {
+		serial[string(stack)], _ = serial[string(stack)].Add(c)
+		return nil
+	}, stream.NewDiag(new(bytes.Buffer), false))
+	for i, line := range bytes.Split(in.Bytes(), []byte("\n")) {
+		if err := p.Line("in", i+1, line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.End(); err != nil {
+		t.Fatal(err)
+	}
+	for _, batch := range []int64{0, 1 << 20} {
+		fast := map[string]fold.Count{}
+		pf := New(Options{Batch: batch}, func(stack []byte, c fold.Count) error {
+			fast[string(stack)], _ = fast[string(stack)].Add(c)
+			return nil
+		}, stream.NewDiag(new(bytes.Buffer), false))
+		if err := foldChunk(pf, &stream.Chunk{Data: in.Bytes(), Name: "in", Line: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := pf.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if pf.fastHits < 3900 {
+			t.Errorf("batch %d: %d samples on the sample path, want nearly all 4000", batch, pf.fastHits)
+		}
+		if len(fast) != len(serial) {
+			t.Errorf("batch %d: %d stacks, Line folds %d", batch, len(fast), len(serial))
+		}
+		for s, c := range serial {
+			if fast[s] != c {
+				t.Errorf("batch %d: stack %q: %v, Line folds %v", batch, s, fast[s], c)
+			}
+		}
+	}
+}

@@ -216,7 +216,7 @@ func (p *Parser) resetCache() error {
 	for i := range p.modMemo {
 		p.modMemo[i].id = 0
 	}
-	p.guesses = [len(p.guesses)]blockGuess{}
+	p.guesses = [len(p.guesses)]guessSet{}
 	return nil
 }
 

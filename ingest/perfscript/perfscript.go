@@ -145,7 +145,7 @@ type Parser struct {
 	blocks     textCache // callers' lines, with the process name
 	prefixes   textCache // the folded text of blocks
 	mods       textCache // leaves' modules, "(dso)"
-	guesses    [1 << guessBits]blockGuess
+	guesses    [1 << guessBits]guessSet
 	samples    sampleTable // batched samples, by block and leaf
 	bframes    []byte      // addBlock's and leafEntry's scratch
 	bends      []int32
