@@ -63,9 +63,19 @@ func (a *Aggregator) Add(stack []byte, c fold.Count) error {
 	return a.add(stack, c)
 }
 
+// AddHash is Add for a caller that has hashed the stack already: h is
+// its hash by internal/table.Hash.
+func (a *Aggregator) AddHash(h uint64, stack []byte, c fold.Count) error {
+	a.stats.Added++
+	return a.addHash(h, stack, c)
+}
+
 // add is Add but for the count of stacks added.
 func (a *Aggregator) add(stack []byte, c fold.Count) error {
-	h := hash(stack)
+	return a.addHash(hash(stack), stack, c)
+}
+
+func (a *Aggregator) addHash(h uint64, stack []byte, c fold.Count) error {
 	t := a.t
 	if e, _ := t.find(h, stack); e != nil {
 		sum, err := e.count().Add(c)

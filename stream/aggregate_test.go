@@ -583,3 +583,27 @@ func TestAddSorted(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestAddHash: a stack added with its hash is the stack Add adds.
+func TestAddHash(t *testing.T) {
+	a := NewAggregator(Options{})
+	defer a.Close()
+	for _, s := range []string{"a;b", "a;c", "a;b"} {
+		if err := a.Add([]byte(s), fold.Int(1)); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.AddHash(hash([]byte(s)), []byte(s), fold.Int(2)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	if _, err := a.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "a;b 6\na;c 3\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if n := a.Stats().Added; n != 6 {
+		t.Errorf("Added %d, want 6", n)
+	}
+}

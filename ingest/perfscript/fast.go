@@ -442,18 +442,48 @@ func (p *Parser) seldomRepeat() bool {
 // joinStack returns the stack of prefix b and the leaf's text: the leaf
 // alone when it matched --skip-after.
 func (p *Parser) joinStack(b int32, leaf []byte, flags uint8) []byte {
-	s := p.stack[:0]
+	p.stack = p.appendStack(p.stack[:0], b, leaf, flags)
+	return p.stack
+}
+
+// appendStack is joinStack appending to dst; it only reads p.
+func (p *Parser) appendStack(dst []byte, b int32, leaf []byte, flags uint8) []byte {
+	start := len(dst)
 	if flags&skipsAfter == 0 {
-		s = append(s, p.prefixes.key(b)...)
+		dst = append(dst, p.prefixes.key(b)...)
 	}
 	if len(leaf) > 0 {
-		if len(s) > 0 {
-			s = append(s, ';')
+		if len(dst) > start {
+			dst = append(dst, ';')
 		}
-		s = append(s, leaf...)
+		dst = append(dst, leaf...)
 	}
-	p.stack = s
-	return s
+	return dst
+}
+
+// sampleRecords calls fn for each sample summed in the sample table,
+// with its record's offset, joined in *buf. It only reads p, so that
+// several goroutines may walk one parser's table at once.
+func (p *Parser) sampleRecords(buf *[]byte, fn func(off int, stack []byte, sum uint64) error) error {
+	for off := 0; off < len(p.samples.arena); {
+		b, text, flags, sum, next := p.samples.record(off)
+		if sum != 0 {
+			*buf = p.appendStack((*buf)[:0], b, text, flags)
+			if err := fn(off, *buf, sum); err != nil {
+				return err
+			}
+		}
+		off = next
+	}
+	return nil
+}
+
+// sampleRecord returns the stack and sum of the record at off, joined in
+// *buf; it only reads p.
+func (p *Parser) sampleRecord(buf *[]byte, off int) ([]byte, uint64) {
+	b, text, flags, sum, _ := p.samples.record(off)
+	*buf = p.appendStack((*buf)[:0], b, text, flags)
+	return *buf, sum
 }
 
 // fastMiss counts a sample the path could not take; when most samples

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/internal/table"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -96,7 +97,7 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 				}
 				ch.Release(c)
 			}
-			if *errp == nil {
+			if *errp == nil && len(aggs) == 1 {
 				*errp = p.Flush()
 			}
 		}(parsers[i], &errs[i])
@@ -123,6 +124,9 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 	}
 	close(work)
 	wg.Wait()
+	if len(aggs) > 1 && readErr == io.EOF && !stop.Load() {
+		flushParts(parsers, aggs, errs)
+	}
 
 	var st Stats
 	for _, p := range parsers {
@@ -150,6 +154,61 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 		return st, readErr
 	}
 	return st, nil
+}
+
+// flushParts flushes the parsers' batches at the end of FoldChunks. The
+// workers' sample tables hold much the same stacks, and a stack in
+// several aggregators is stored, sorted and merged once in each: so each
+// stack goes to the aggregator its hash picks. Worker i adds the stacks
+// of its own table that are its to its aggregator and notes the others;
+// then it adds the stacks the others noted for it, and its parser's
+// other batch.
+func flushParts(parsers []*Parser, aggs []*stream.Aggregator, errs []error) {
+	n := len(parsers)
+	type noted struct {
+		off int
+		h   uint64
+	}
+	notes := make([][][]noted, n) // by worker, then by the worker it is for
+	bufs := make([][]byte, n)
+	var wg sync.WaitGroup
+	each := func(work func(i int) error) {
+		for i := range parsers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if errs[i] == nil {
+					errs[i] = work(i)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	each(func(i int) error {
+		notes[i] = make([][]noted, n)
+		return parsers[i].sampleRecords(&bufs[i], func(off int, stack []byte, sum uint64) error {
+			h := table.Hash(stack)
+			if j := int(h % uint64(n)); j != i {
+				notes[i][j] = append(notes[i][j], noted{off, h})
+				return nil
+			}
+			return aggs[i].AddHash(h, stack, fold.Int(sum))
+		})
+	})
+	each(func(i int) error {
+		for k, q := range parsers {
+			for _, r := range notes[k][i] {
+				stack, sum := q.sampleRecord(&bufs[i], r.off)
+				if err := aggs[i].AddHash(r.h, stack, fold.Int(sum)); err != nil {
+					return err
+				}
+			}
+		}
+		if p := parsers[i]; p.batch != nil && p.batch.Len() > 0 {
+			return p.flushBatch()
+		}
+		return nil
+	})
 }
 
 func foldChunk(p *Parser, c *stream.Chunk) error {

@@ -388,6 +388,12 @@ func (p *Parser) Flush() error {
 	if err := p.flushSamples(); err != nil {
 		return err
 	}
+	return p.flushBatch()
+}
+
+// flushBatch emits the samples of the batch of Line's path and empties
+// it.
+func (p *Parser) flushBatch() error {
 	err := p.batch.Each(func(k []byte, c fold.Count) error {
 		var name []byte
 		n, w := binary.Uvarint(k)

@@ -281,3 +281,37 @@ func TestSamplePathTakesSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkersShareNoStack: at the end of a parallel fold with batching,
+// each stack of the batches is in one worker's aggregator, not in each
+// that saw it, and the output is the serial fold's.
+func TestWorkersShareNoStack(t *testing.T) {
+	names := []string{"../../testdata/perf/flamegraph/perf-vertx-stacks-01.txt"}
+	aggs := []*stream.Aggregator{stream.NewAggregator(stream.Options{}), stream.NewAggregator(stream.Options{})}
+	ch := stream.NewChunker(names, nil, 4<<10, 6)
+	defer ch.Close()
+	if _, err := FoldChunks(ch, Options{Batch: 32 << 20}, stream.NewDiag(io.Discard, false), aggs); err != nil {
+		t.Fatal(err)
+	}
+	in := map[string]int{}
+	for i, agg := range aggs {
+		n := 0
+		if err := agg.Each(func(stack []byte, c fold.Count) error {
+			if j, ok := in[string(stack)]; ok {
+				t.Fatalf("stack %q is in aggregators %d and %d", stack, j, i)
+			}
+			in[string(stack)] = i
+			n++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Errorf("aggregator %d holds no stack", i)
+		}
+	}
+	want, _ := foldPerf(t, Options{}, names[0])
+	if got := foldParallel(t, Options{Batch: 32 << 20}, 2, names); got != want {
+		t.Errorf("output differs from the serial fold:\n%s", stacktest.FirstDiff(got, want))
+	}
+}
