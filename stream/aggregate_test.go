@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -605,5 +606,71 @@ func TestAddHash(t *testing.T) {
 	}
 	if n := a.Stats().Added; n != 6 {
 		t.Errorf("Added %d, want 6", n)
+	}
+}
+
+// TestAggregatedSpill: the table of an aggregated input spills runs of
+// 16 MiB as soon as they are mostly new stacks, with room in the budget;
+// where no run can be written it stays in memory, without an error. The
+// output is the same each way.
+func TestAggregatedSpill(t *testing.T) {
+	const n = 600000 // about 50 MiB of table
+	var want []string
+	for i := range n {
+		want = append(want, fmt.Sprintf("main;work;frame_%08d;leaf_%d 1", i, i%7))
+	}
+	slices.Sort(want)
+	for _, tc := range []struct {
+		aggregated bool
+		tmp        string
+		runs       bool
+	}{
+		{false, t.TempDir(), false},
+		{true, t.TempDir(), true},
+		{true, filepath.Join(t.TempDir(), "missing"), false},
+	} {
+		a := NewAggregator(Options{Mem: 1 << 30, TmpDir: tc.tmp, Aggregated: tc.aggregated})
+		defer a.Close()
+		for i := range n {
+			// Out of order, so that the table sorts when it spills.
+			j := (i * 7919) % n
+			if err := a.Add(fmt.Appendf(nil, "main;work;frame_%08d;leaf_%d", j, j%7), fold.Int(1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if runs := a.Stats().Runs; (runs >= 2) != tc.runs {
+			t.Errorf("aggregated %v, tmpdir %s: %d runs spilled", tc.aggregated, tc.tmp, runs)
+		}
+		var b bytes.Buffer
+		if _, err := a.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.TrimSuffix(b.String(), "\n"); got != strings.Join(want, "\n") {
+			t.Errorf("aggregated %v, tmpdir %s: output differs:\n%s", tc.aggregated, tc.tmp, stacktest.FirstDiff(got, strings.Join(want, "\n")))
+		}
+	}
+}
+
+// TestReindex: a table sorted for a run that could not be written takes
+// more stacks, and finds those it had.
+func TestReindex(t *testing.T) {
+	tb := newTable(1 << 10)
+	for _, k := range []string{"c", "a", "b"} {
+		tb.add(hash([]byte(k)), []byte(k), fold.Int(1))
+	}
+	tb.sorted()
+	if !tb.indexDead {
+		t.Fatal("sorting out of order left the index as it was")
+	}
+	tb.reindex()
+	for _, k := range []string{"b", "d", "a"} {
+		tb.add(hash([]byte(k)), []byte(k), fold.Int(2))
+	}
+	var got []string
+	for _, e := range tb.sorted() {
+		got = append(got, fmt.Sprintf("%s %v", tb.key(&e), e.count()))
+	}
+	if want := "a 3,b 3,c 1,d 2"; strings.Join(got, ",") != want {
+		t.Errorf("got %s, want %s", strings.Join(got, ","), want)
 	}
 }

@@ -29,6 +29,7 @@ type table struct {
 	// Formats that fold a whole recording before emitting (perf.data)
 	// emit their stacks sorted; then sorted has nothing to do.
 	unordered bool
+	indexDead bool // sorted has reused the entries' hashes
 	touched   byte // keeps touch's reads from being optimised away
 }
 
@@ -165,8 +166,20 @@ func (t *table) store(stack []byte) (uint32, uint32) {
 func (t *table) sorted() []entry {
 	if t.unordered {
 		t.sortFrom(t.entries, 0)
+		t.unordered, t.indexDead = false, true
 	}
 	return t.entries
+}
+
+// reindex makes a sorted table's index valid again, for more adds.
+func (t *table) reindex() {
+	t.ix.Reset()
+	for i := range t.entries {
+		e := &t.entries[i]
+		e.hash = hash(t.key(e))
+		t.ix.Put(e.hash, int32(i))
+	}
+	t.indexDead = false
 }
 
 // radixDepth is how deep sortFrom goes 8 bytes at a time, or further
@@ -358,7 +371,7 @@ func (t *table) reset() {
 	}
 	t.ix.Reset()
 	t.entries = t.entries[:0]
-	t.unordered = false
+	t.unordered, t.indexDead = false, false
 	for i := range t.chunks {
 		t.chunks[i] = t.chunks[i][:0]
 	}
@@ -369,7 +382,7 @@ func (t *table) reset() {
 func (t *table) release() {
 	t.ix.Release()
 	t.entries, t.chunks, t.cur = nil, nil, 0
-	t.unordered = false
+	t.unordered, t.indexDead = false, false
 }
 
 // hash is the stack hash used by every table: internal/table's, xxhash.

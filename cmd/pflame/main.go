@@ -112,6 +112,9 @@ func run(c *cli.Context, flags flame.Options) error {
 	}
 	var sorter flame.Sorter
 	if !opt.FlameChart {
+		// Folded stacks come summed: most of a large input's stacks are
+		// new to the table (stream.Options.Aggregated).
+		aggOpt.Aggregated = true
 		agg := stream.NewAggregator(aggOpt)
 		defer agg.Close()
 		sorter = agg
