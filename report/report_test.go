@@ -319,3 +319,40 @@ func TestCountName(t *testing.T) {
 		t.Errorf("top:\n%s\ndot:\n%s", top.String(), dot.String())
 	}
 }
+
+// TestTopColumns: the rows WriteTop appends are the rows of stackprof's
+// format string, "%10s" counts with a leading space however wide and
+// "(%2.1f%%)" shares in 8 columns, for counts of every width.
+func TestTopColumns(t *testing.T) {
+	p := New()
+	counts := []fold.Count{fold.Int(1), fold.Int(7), fold.Int(123456789), fold.Int(1234567890), fold.Int(98765432101234),
+		fold.Dec(0.25), fold.Dec(1.5), fold.Dec(123456789.125)}
+	for i, c := range counts {
+		if err := p.Add([]byte(fmt.Sprintf("main;f%d", i)), c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	if err := p.WriteTop(&b, TopOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	column := func(c fold.Count) string {
+		if s := c.String(); len(s) >= 10 {
+			return " " + s
+		}
+		return fmt.Sprintf("%10s", c)
+	}
+	rows := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")[5:]
+	order := p.sorted(false)
+	if len(rows) != len(order) {
+		t.Fatalf("%d rows for %d frames", len(rows), len(order))
+	}
+	for k, i := range order {
+		self, total := p.self.get(int(i)), p.total.get(int(i))
+		want := fmt.Sprintf("%s %8s  %s %8s     %s", column(total), fmt.Sprintf("(%2.1f%%)", p.percent(total)),
+			column(self), fmt.Sprintf("(%2.1f%%)", p.percent(self)), p.names.Key(i))
+		if rows[k] != want {
+			t.Errorf("row %d:\n got %q\nwant %q", k, rows[k], want)
+		}
+	}
+}

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
+
+	"github.com/pfold/pfold/fold"
 )
 
 // TopOptions choose the rows of the text report.
@@ -41,22 +44,53 @@ func (p *Profile) WriteTop(w io.Writer, opt TopOptions) error {
 		self = "SELF"
 	}
 	fmt.Fprintf(bw, "%10s    (pct)  %10s    (pct)     FRAME\n", "TOTAL", self)
+	// Each row is "%s %8s  %s %8s     %s\n" of the columns below,
+	// appended rather than printed: a report of every frame of a large
+	// profile has a million rows.
+	var row []byte
 	for _, i := range order[:shown] {
 		self, total := p.self.get(int(i)), p.total.get(int(i))
-		fmt.Fprintf(bw, "%s %8s  %s %8s     %s\n",
-			countColumn(total), fmt.Sprintf("(%2.1f%%)", p.percent(total)),
-			countColumn(self), fmt.Sprintf("(%2.1f%%)", p.percent(self)),
-			p.names.Key(int32(i)))
+		row = appendCount(row[:0], total)
+		row = append(row, ' ')
+		row = p.appendPercent(row, total)
+		row = append(row, "  "...)
+		row = appendCount(row, self)
+		row = append(row, ' ')
+		row = p.appendPercent(row, self)
+		row = append(row, "     "...)
+		row = append(row, p.names.Key(int32(i))...)
+		if _, err := bw.Write(append(row, '\n')); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
 }
 
-// countColumn right-aligns a count in 10 columns with at least one
+// appendCount right-aligns a count in 10 columns with at least one
 // leading space, as Ruby's "% 10d" does.
-func countColumn(c interface{ String() string }) string {
-	s := c.String()
-	if len(s) >= 10 {
-		return " " + s
+func appendCount(dst []byte, c fold.Count) []byte {
+	return padLeft(c.Append(append(dst, ' ')), len(dst), 10)
+}
+
+// appendPercent appends c's share of the total as "(%2.1f%%)" in 8
+// columns, right-aligned.
+func (p *Profile) appendPercent(dst []byte, c fold.Count) []byte {
+	n := len(dst)
+	dst = strconv.AppendFloat(append(dst, '('), p.percent(c), 'f', 1, 64)
+	return padLeft(append(dst, "%)"...), n, 8)
+}
+
+// padLeft right-aligns dst[from:] in width columns with spaces, if it
+// is narrower; a count's leading space counts as one of them.
+func padLeft(dst []byte, from, width int) []byte {
+	n := len(dst) - from
+	if n >= width {
+		return dst
 	}
-	return fmt.Sprintf("%10s", s)
+	dst = append(dst, "          "[:width-n]...)
+	copy(dst[from+width-n:], dst[from:from+n])
+	for k := from; k < from+width-n; k++ {
+		dst[k] = ' '
+	}
+	return dst
 }
