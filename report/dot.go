@@ -2,11 +2,14 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pfold/pfold/fold"
 )
@@ -99,18 +102,29 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 	fmt.Fprintf(bw, "\"];\n")
 	fmt.Fprintf(bw, "  node [shape=box];\n")
 
+	// The nodes' and edges' lines are appended rather than printed:
+	// a graph of every frame of a large profile has millions.
+	var line []byte
 	for _, i := range order[:kept] {
 		self, total := p.self.get(int(i)), p.total.get(int(i))
 		fontsize := 10.0
 		if maxSelf > 0 {
 			fontsize += 28 * self.Float64() / maxSelf
 		}
-		label := fmt.Sprintf("%s\\n%s (%.1f%%)\\r", quote(string(p.names.Key(int32(i)))), self, p.percent(self))
+		// "  n%d [fontsize=%.1f, penwidth=%.2f, label=\"%s\"];\n", the
+		// label "NAME\n%s (%.1f%%)\r" and, when total differs from self,
+		// "of %s (%.1f%%)\r".
+		line = strconv.AppendInt(append(line[:0], "  n"...), int64(node[i]), 10)
+		line = strconv.AppendFloat(append(line, " [fontsize="...), fontsize, 'f', 1, 64)
+		line = strconv.AppendFloat(append(line, ", penwidth="...), 0.5+2*p.percent(total)/100, 'f', 2, 64)
+		line = appendQuoted(append(line, ", label=\""...), p.names.Key(int32(i)))
+		line = p.appendShare(append(line, "\\n"...), self)
 		if compareCount(self, total) != 0 {
-			label += fmt.Sprintf("of %s (%.1f%%)\\r", total, p.percent(total))
+			line = p.appendShare(append(line, "of "...), total)
 		}
-		fmt.Fprintf(bw, "  n%d [fontsize=%.1f, penwidth=%.2f, label=\"%s\"];\n",
-			node[i], fontsize, 0.5+2*p.percent(total)/100, label)
+		if _, err := bw.Write(append(line, "\"];\n"...)); err != nil {
+			return err
+		}
 	}
 	order = nil
 	droppedEdges := 0
@@ -121,10 +135,15 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 			return nil
 		}
 		share := p.percent(w) / 100
-		// dot wants an integer weight; a share keeps huge counts from
+		// "  n%d -> n%d [label=\"%s\", weight=%d, penwidth=%.2f];\n": dot
+		// wants an integer weight; a share keeps huge counts from
 		// overflowing its layout arithmetic.
-		_, err := fmt.Fprintf(bw, "  n%d -> n%d [label=\"%s\", weight=%d, penwidth=%.2f];\n",
-			from, to, w, 1+int(math.Round(99*share)), 0.5+2*share)
+		line = strconv.AppendInt(append(line[:0], "  n"...), int64(from), 10)
+		line = strconv.AppendInt(append(line, " -> n"...), int64(to), 10)
+		line = w.Append(append(line, " [label=\""...))
+		line = strconv.AppendInt(append(line, "\", weight="...), int64(1+int(math.Round(99*share))), 10)
+		line = strconv.AppendFloat(append(line, ", penwidth="...), 0.5+2*share, 'f', 2, 64)
+		_, err := bw.Write(append(line, "];\n"...))
 		return err
 	})
 	if err != nil {
@@ -135,6 +154,20 @@ func (p *Profile) WriteDot(w io.Writer, opt DotOptions) error {
 	}
 	fmt.Fprintf(bw, "}\n")
 	return bw.Flush()
+}
+
+// appendShare appends "%s (%.1f%%)\r" of count c.
+func (p *Profile) appendShare(dst []byte, c fold.Count) []byte {
+	dst = strconv.AppendFloat(append(c.Append(dst), " ("...), p.percent(c), 'f', 1, 64)
+	return append(dst, "%)\\r"...)
+}
+
+// appendQuoted appends quote(name).
+func appendQuoted(dst, name []byte) []byte {
+	if utf8.Valid(name) && !bytes.ContainsAny(name, "\"\\\r\n") {
+		return append(dst, name...)
+	}
+	return append(dst, quote(string(name))...)
 }
 
 // quote escapes a frame name for a double-quoted DOT label: '"' and '\'

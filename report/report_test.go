@@ -140,6 +140,7 @@ func TestGolden(t *testing.T) {
 	inputs := map[string]string{
 		"stackprof-cpu": filepath.Join(stackprofCLI, "cpu.stackcollapse.txt"),
 		"cwork":         "../testdata/perfreport/golden/cwork.folded",
+		"awkward":       "../testdata/report/awkward.folded",
 	}
 	reports := map[string]func(*Profile, *bytes.Buffer) error{
 		"top":                   func(p *Profile, b *bytes.Buffer) error { return p.WriteTop(b, TopOptions{}) },
