@@ -25,13 +25,14 @@
 // encodes each sample as it is added (NewWriter also compresses and
 // writes it at once) and writes the locations, functions and strings at
 // the end. It holds only the distinct frame names: each name's bytes and
-// about 30 bytes of table, whatever the number of stacks. The bytes are
-// those the pprof package writes for the same profile.
+// about 30 bytes of table, whatever the number of stacks. Uncompressed,
+// the bytes are those the pprof package writes for the same profile.
 //
 // # What it must never import
 //
 // Of pfold's packages, only fold and internal/table (its table of
 // names): it is a writer, fed stacks by its command. Never stream,
 // transform, ingest, internal/cmdutil or a command.
-// github.com/google/pprof/profile is its one outside dependency.
+// Its outside dependencies are github.com/google/pprof/profile and
+// github.com/klauspost/compress (gzip).
 package pprof

@@ -1,7 +1,6 @@
 package pprof
 
 import (
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
+	"github.com/klauspost/compress/gzip"
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/internal/table"
 )
@@ -47,8 +47,10 @@ func ParseValueType(s string) (typ, unit string, err error) {
 // the locations, functions and strings: so the samples are encoded as
 // they come (and, from NewWriter, compressed and written at once), and
 // the Builder keeps only the distinct frame names, each numbered by its
-// first appearance. The bytes are those github.com/google/pprof/profile
-// writes for the same profile.
+// first appearance. Uncompressed, the bytes are those
+// github.com/google/pprof/profile writes for the same profile; they are
+// compressed by klauspost/compress's gzip, which takes a third of the
+// time of the standard library's that pprof uses.
 type Builder struct {
 	typ, unit     string // the sample type
 	ptTyp, ptUnit string // the period type
