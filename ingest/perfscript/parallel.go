@@ -197,6 +197,9 @@ func flushParts(parsers []*Parser, aggs []*stream.Aggregator, errs []error) {
 	})
 	each(func(i int) error {
 		for k, q := range parsers {
+			if notes[k] == nil {
+				continue // its worker failed before it took notes
+			}
 			for _, r := range notes[k][i] {
 				stack, sum := q.sampleRecord(&bufs[i], r.off)
 				if err := aggs[i].AddHash(r.h, stack, fold.Int(sum)); err != nil {
