@@ -2,9 +2,7 @@ package pprof
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/pfold/pfold/fold"
+	"github.com/pfold/pfold/internal/stacktest"
 )
 
 // reference builds the profile as the pprof package's own types hold it
@@ -56,22 +55,7 @@ func reference(t testing.TB, opt Options, in []folded) []byte {
 	if err := p.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	return gunzip(t, buf.Bytes())
-}
-
-// gunzip returns the uncompressed bytes of a gzipped profile; the
-// standard library's reader checks the stream whoever wrote it.
-func gunzip(t testing.TB, b []byte) []byte {
-	t.Helper()
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return stacktest.Gunzip(t, buf.Bytes())
 }
 
 // TestBytesAsThePprofPackage: the Builder, buffered (New) or streaming
@@ -109,7 +93,7 @@ func TestBytesAsThePprofPackage(t *testing.T) {
 			if _, err := build(t, opt, in).WriteTo(&got); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(gunzip(t, got.Bytes()), want) {
+			if !bytes.Equal(stacktest.Gunzip(t, got.Bytes()), want) {
 				t.Errorf("%s, options %d: New's profile differs from the pprof package's", name, i)
 			}
 			got.Reset()
@@ -122,7 +106,7 @@ func TestBytesAsThePprofPackage(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(gunzip(t, got.Bytes()), want) || w.Bytes() != int64(got.Len()) {
+			if !bytes.Equal(stacktest.Gunzip(t, got.Bytes()), want) || w.Bytes() != int64(got.Len()) {
 				t.Errorf("%s, options %d: NewWriter's profile differs from the pprof package's", name, i)
 			}
 		}

@@ -154,12 +154,12 @@ func TestLBR(t *testing.T) {
 				if err := os.WriteFile(oracle, z.Bytes(), 0o644); err != nil {
 					t.Fatal(err)
 				}
-			} else if normalize(out) != normalize(gunzip(t, oracle)) {
+			} else if normalize(out) != normalize(stacktest.Gunzip(t, []byte(stacktest.ReadFile(t, oracle)))) {
 				t.Errorf("%s: perf script's text of the rewritten recording is not the committed oracle", name)
 			}
 		}
 		opt := Options{Symbols: SymbolOptions{Symfs: filepath.Join(root, "symfs"), Kallsyms: filepath.Join(dir, "kallsyms"), BuildIDDir: t.TempDir()}}
-		got, want := normalize(script(t, path, opt)), normalize(gunzip(t, oracle))
+		got, want := normalize(script(t, path, opt)), normalize(stacktest.Gunzip(t, []byte(stacktest.ReadFile(t, oracle))))
 		if got != want {
 			t.Errorf("%s: replay differs from perf script: %s", name, stacktest.FirstDiff(got, want))
 		}

@@ -2,7 +2,6 @@ package perfdata
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -80,30 +79,12 @@ func TestRecordings(t *testing.T) {
 				BuildIDDir: t.TempDir(),
 			}}
 			got := normalize(script(t, filepath.Join(dir, "perf.data"), opt))
-			want := normalize(gunzip(t, filepath.Join(dir, "perf-script.txt.gz")))
+			want := normalize(stacktest.Gunzip(t, []byte(stacktest.ReadFile(t, filepath.Join(dir, "perf-script.txt.gz")))))
 			if got != want {
 				t.Errorf("replay differs from perf script: %s", stacktest.FirstDiff(got, want))
 			}
 		})
 	}
-}
-
-func gunzip(t *testing.T, path string) []byte {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // needPerf skips without perf, but fails under CI, which installs it.

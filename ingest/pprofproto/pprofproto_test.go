@@ -33,20 +33,6 @@ var _ = flag.Bool("update", false, "rewrite the golden files")
 // does), go tool pprof -traces' stacks and the goldens.
 const dir formattest.Dir = "../../testdata/pprofproto"
 
-// gunzip un-gzips a profile pfold's pprof writer wrote.
-func gunzip(t testing.TB, b []byte) []byte {
-	t.Helper()
-	z, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := io.ReadAll(z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // collector sums emitted stacks, those counted 0 included, for the runs
 // that reach into the parser (runPath) and to read folded stacks.
 type collector map[string]fold.Count
@@ -244,7 +230,7 @@ func TestRoundTrip(t *testing.T) {
 		if _, err := b.WriteTo(&buf); err != nil {
 			t.Fatal(err)
 		}
-		pb := gunzip(t, buf.Bytes())
+		pb := stacktest.Gunzip(t, buf.Bytes())
 		if Format.Sniff(pb[:min(len(pb), format.SniffSize)]) != format.Sure {
 			t.Errorf("%s: ppprof's profile not recognised", f)
 		}
@@ -306,7 +292,7 @@ func TestSniff(t *testing.T) {
 	}
 	var buf bytes.Buffer
 	b.WriteTo(&buf)
-	big := gunzip(t, buf.Bytes())
+	big := stacktest.Gunzip(t, buf.Bytes())
 	if len(big) <= format.SniffSize {
 		t.Fatalf("profile of %d bytes", len(big))
 	}

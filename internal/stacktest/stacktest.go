@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -153,6 +154,21 @@ func GzipFile(t testing.TB, name string, data []byte) string {
 		t.Fatal(err)
 	}
 	return WriteFile(t, name, b.Bytes())
+}
+
+// Gunzip returns the uncompressed bytes of gzipped data, read by the
+// standard library's reader whoever wrote them.
+func Gunzip(t testing.TB, data []byte) []byte {
+	t.Helper()
+	z, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // PlainAndGzip writes first to a file 1.folded and second gzipped to a
