@@ -25,7 +25,9 @@ AFTER counts and colours each frame by the change of the samples ending
 in it: red grew, blue shrank, white unchanged (--negate swaps them).
 
 Stacks are sorted and summed in the shared bounded-memory table (--mem,
-spilling to --tmpdir past it), then merged from sorted order keeping only
+spilling to --tmpdir past it, and in runs of 16 MiB once most stacks are
+new: folded input comes summed, and runs merged are faster than one
+large table), then merged from sorted order keeping only
 the current stack's frames open and dropping frames narrower than
 --minwidth as they close, so memory and SVG size follow the frames drawn,
 not the stacks read. The share of a dropped frame stays in its parent.
