@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -289,20 +290,20 @@ func (p *Profile) sorted(byTotal bool) []int32 {
 	for i := range idx {
 		idx[i] = int32(i)
 	}
+	// The comparison reads what it needs, in order: the counts are in
+	// arrays the size of the profile, and each read is a cache miss.
+	first, second := &p.self, &p.total
+	if byTotal {
+		first, second = second, first
+	}
 	slices.SortFunc(idx, func(i, j int32) int {
-		as, bs := p.self.get(int(i)), p.self.get(int(j))
-		at, bt := p.total.get(int(i)), p.total.get(int(j))
-		first, second := compareCount(bs, as), compareCount(bt, at)
-		if byTotal {
-			first, second = second, first
+		if c := first.compareDesc(i, j); c != 0 {
+			return c
 		}
-		if first != 0 {
-			return first
+		if c := second.compareDesc(i, j); c != 0 {
+			return c
 		}
-		if second != 0 {
-			return second
-		}
-		return cmpBytes(p.names.Key(int32(i)), p.names.Key(int32(j)))
+		return cmpBytes(p.names.Key(i), p.names.Key(j))
 	})
 	return idx
 }
@@ -339,6 +340,14 @@ func (c *counts) grow() {
 	if len(c.v) > 64*len(c.dec) {
 		c.dec = append(c.dec, 0)
 	}
+}
+
+// compareDesc compares counts i and j, the larger first.
+func (c *counts) compareDesc(i, j int32) int {
+	if c.dec[i/64]&(1<<(i%64)) == 0 && c.dec[j/64]&(1<<(j%64)) == 0 {
+		return cmp.Compare(c.v[j], c.v[i])
+	}
+	return compareCount(c.get(int(j)), c.get(int(i)))
 }
 
 func (c *counts) get(i int) fold.Count {
