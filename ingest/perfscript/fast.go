@@ -117,9 +117,10 @@ type blockGuess struct {
 
 type guessSet [guessWays]blockGuess
 
-// put makes g the set's newest guess, dropping the oldest.
-func (s *guessSet) put(g blockGuess) {
-	copy(s[1:], s[:guessWays-1])
+// put makes g the set's newest guess, in place of the one at w: the
+// oldest, for a new guess.
+func (s *guessSet) put(g blockGuess, w int) {
+	copy(s[1:w+1], s[:w])
 	s[0] = g
 }
 
@@ -229,14 +230,10 @@ func (t *sampleTable) reset() {
 // flushSamples emits the samples summed in the sample table and empties
 // it.
 func (p *Parser) flushSamples() error {
-	for off := 0; off < len(p.samples.arena); {
-		b, text, flags, sum, next := p.samples.record(off)
-		if sum != 0 {
-			if err := p.emit(p.joinStack(b, text, flags), fold.Int(sum)); err != nil {
-				return err
-			}
-		}
-		off = next
+	if err := p.sampleRecords(&p.stack, func(_ int, stack []byte, sum uint64) error {
+		return p.emit(stack, fold.Int(sum))
+	}); err != nil {
+		return err
 	}
 	p.samples.reset()
 	return nil
@@ -305,10 +302,7 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 			}
 			if name, blk := p.blocks.parts(id); bytes.Equal(name, p.pname) && bytes.Equal(blk, after[:n]) {
 				b, block, rest = id, after[:n], after[n+2:]
-				if w > 0 {
-					copy(set[1:w+1], set[:w])
-					set[0] = g
-				}
+				set.put(g, w)
 				set = nil
 				break
 			}
@@ -352,7 +346,7 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 			}
 		}
 		if set != nil {
-			set.put(blockGuess{tag: tag, id: b + 1, pre: p.blocks.aux(b), n: int32(len(block))})
+			set.put(blockGuess{tag: tag, id: b + 1, pre: p.blocks.aux(b), n: int32(len(block))}, guessWays-1)
 		}
 	}
 	if p.blocks.flags(b)&unfit != 0 {
