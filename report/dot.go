@@ -162,36 +162,29 @@ func (p *Profile) appendShare(dst []byte, c fold.Count) []byte {
 	return append(dst, "%)\\r"...)
 }
 
-// appendQuoted appends quote(name).
+// appendQuoted appends name escaped for a double-quoted DOT label: '"'
+// and '\' (which starts graphviz escapes such as \n and \N) escaped, line
+// breaks as spaces, and bytes that are not UTF-8, which graphviz
+// refuses, as U+FFFD.
 func appendQuoted(dst, name []byte) []byte {
 	if utf8.Valid(name) && !bytes.ContainsAny(name, "\"\\\r\n") {
 		return append(dst, name...)
 	}
-	return append(dst, quote(string(name))...)
-}
-
-// quote escapes a frame name for a double-quoted DOT label: '"' and '\'
-// (which starts graphviz escapes such as \n and \N), and bytes that are
-// not UTF-8, which graphviz refuses.
-func quote(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if !strings.ContainsAny(s, "\"\\\r\n") {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
+	for _, r := range string(bytes.ToValidUTF8(name, []byte("\uFFFD"))) {
 		switch r {
 		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
+			dst = append(dst, '\\', byte(r))
 		case '\r', '\n':
-			b.WriteByte(' ')
+			dst = append(dst, ' ')
 		default:
-			b.WriteRune(r)
+			dst = utf8.AppendRune(dst, r)
 		}
 	}
-	return b.String()
+	return dst
 }
+
+// quote is appendQuoted for a string.
+func quote(s string) string { return string(appendQuoted(nil, []byte(s))) }
 
 // comment makes a name safe inside a // comment line.
 func comment(s string) string {
