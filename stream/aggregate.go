@@ -161,7 +161,13 @@ const earlySpill = 8 << 20
 // fit are never spilled), it holds more than earlySpill, and three
 // quarters of the stacks added since it last spilled were new to it.
 func (a *Aggregator) seldomRepeat() bool {
-	return a.filled && a.t.used() > earlySpill && a.inserts*4 > (a.stats.Added-a.addedAtSpill)*3
+	return a.filled && a.t.used() > earlySpill && a.mostlyNew()
+}
+
+// mostlyNew reports whether three quarters of the stacks added since the
+// table last spilled were new to it.
+func (a *Aggregator) mostlyNew() bool {
+	return a.inserts*4 > (a.stats.Added-a.addedAtSpill)*3
 }
 
 // aggregatedSpill reports whether the table of an aggregated input
@@ -177,7 +183,7 @@ func (a *Aggregator) seldomRepeat() bool {
 // is why other inputs (pfold's batches, which flush the same stacks
 // over and over; pmerge's inputs) keep what fits in one table.
 func (a *Aggregator) aggregatedSpill() bool {
-	return a.opt.Aggregated && !a.noEarly && a.t.used() > 16<<20 && a.inserts*4 > (a.stats.Added-a.addedAtSpill)*3
+	return a.opt.Aggregated && !a.noEarly && a.t.used() > 16<<20 && a.mostlyNew()
 }
 
 // spillEarly is spill for a table the budget has room for: should the
