@@ -73,7 +73,6 @@ type formatParser struct {
 }
 
 func (p *formatParser) Finish() error { return CheckEventFilter(p.filter, p.Counts()) }
-func (p *formatParser) Close() error  { return p.Parser.Close() }
 func (p *formatParser) Stats() string { return p.Counts().String() }
 
 // result is what FoldChunks counted, with the same checks.
