@@ -67,12 +67,21 @@ type symbol struct {
 	// mangled: a C++ or Rust name, demangled when it is first shown
 	// (most never are).
 	mangled bool
+	// covered: an earlier symbol overlaps this one (see markCovered).
+	covered bool
+	seq     uint32 // the order perf inserted it into its tree
 }
 
-// symtab is symbols and the bytes their names are in.
+// symtab is symbols and the bytes their names are in, and what it takes
+// to build perf's tree of them (symtree.go).
 type symtab struct {
 	syms  []symbol
 	names []byte
+	// inserted: the symbols of seq below it came before fixup, whose
+	// erasures are erased (in order); the rest were added after.
+	inserted int
+	erased   []symbol
+	rb       *symTree // built at the first lookup that needs it
 }
 
 func (t *symtab) raw(sy *symbol) []byte { return t.names[sy.name : sy.name+sy.nlen] }
@@ -198,7 +207,9 @@ func (s *symbolizer) newDSO(d *dso) *dso {
 }
 
 // lookup returns the index in d.tab.syms of the symbol holding addr
-// (file-relative for ELF maps, absolute otherwise), or -1.
+// (file-relative for ELF maps, absolute otherwise), or -1: the last
+// symbol starting at or before addr, unless others overlap it, when
+// perf's tree says which.
 func (s *symbolizer) lookup(d *dso, addr uint64) int32 {
 	s.ensure(d)
 	syms := d.tab.syms
@@ -212,11 +223,13 @@ func (s *symbolizer) lookup(d *dso, addr uint64) int32 {
 		}
 	}
 	i := lo - 1
-	for k := i; k >= 0 && k > i-8; k-- {
-		sy := &syms[k]
-		if addr >= sy.start && (addr < sy.end || addr == sy.start) {
-			return int32(k)
-		}
+	switch {
+	case i < 0:
+		return -1
+	case syms[i].covered:
+		return d.tab.find(addr)
+	case addr < syms[i].end || addr == syms[i].start:
+		return int32(i)
 	}
 	return -1
 }
@@ -420,7 +433,7 @@ func (s *symbolizer) loadELF(d *dso) error {
 				tab.syms = append(tab.syms, sy)
 			}
 			fixup(&tab, false)
-			tab.syms = mergeSyms(tab.syms, pltSymbols(runtime.f, s, &tab))
+			tab.add(pltSymbols(runtime.f, s, &tab))
 			d.tab = tab
 			return nil
 		}
@@ -437,7 +450,7 @@ func (s *symbolizer) loadELF(d *dso) error {
 	tab := s.elfSymbols(symsSrc.f, runtime.f, !symsSrc.symtab)
 	if len(tab.syms) > 0 {
 		fixup(&tab, false)
-		tab.syms = mergeSyms(tab.syms, pltSymbols(runtime.f, s, &tab))
+		tab.add(pltSymbols(runtime.f, s, &tab))
 		d.tab = tab
 	}
 	return nil
@@ -495,13 +508,18 @@ func sortSyms(s []symbol) []symbol {
 	return out
 }
 
-// mergeSyms returns the sorted syms and more as one sorted list, syms
-// first at equal starts: what sorting them appended would give.
-func mergeSyms(syms, more []symbol) []symbol {
+// add adds more symbols to the sorted table, as perf adds the PLT's
+// after fixup: after the table's at equal starts, what sorting them
+// appended would give.
+func (t *symtab) add(more []symbol) {
 	if len(more) == 0 {
-		return syms
+		return
+	}
+	for j := range more {
+		more[j].seq = uint32(t.inserted + j)
 	}
 	more = sortSyms(more)
+	syms := t.syms
 	out := make([]symbol, 0, len(syms)+len(more))
 	i, j := 0, 0
 	for i < len(syms) && j < len(more) {
@@ -514,7 +532,8 @@ func mergeSyms(syms, more []symbol) []symbol {
 		}
 	}
 	out = append(out, syms[i:]...)
-	return append(out, more[j:]...)
+	t.syms = append(out, more[j:]...)
+	markCovered(t.syms)
 }
 
 // elfSymbols reads the function, object and label symbols of f (its
@@ -720,8 +739,10 @@ func miniDebugInfo(f *elf.File) *elfSource {
 
 // fixup sorts the symbols, gives zero-sized symbols the room up to the
 // next one and drops aliases at the same address but the best, as
-// perf's symbols__fixup_end and symbols__fixup_duplicate do.
+// perf's symbols__fixup_end and symbols__fixup_duplicate do; it keeps
+// the order perf inserted them in and what it erased, for its tree.
 func fixup(t *symtab, kallsyms bool) {
+	number(t)
 	syms := sortSyms(t.syms)
 	for i := 0; i+1 < len(syms); i++ {
 		prev, cur := &syms[i], &syms[i+1]
@@ -739,7 +760,10 @@ func fixup(t *symtab, kallsyms bool) {
 	out := syms[:0]
 	for _, sy := range syms {
 		if n := len(out); n > 0 && out[n-1].start == sy.start {
-			if !better(t, &out[n-1], &sy) {
+			if better(t, &out[n-1], &sy) {
+				t.erased = append(t.erased, sy)
+			} else {
+				t.erased = append(t.erased, out[n-1])
 				out[n-1] = sy
 			}
 			continue
@@ -747,6 +771,15 @@ func fixup(t *symtab, kallsyms bool) {
 		out = append(out, sy)
 	}
 	t.syms = out
+	markCovered(t.syms)
+}
+
+// number gives t's symbols, in the order perf inserts them, their seq.
+func number(t *symtab) {
+	for i := range t.syms {
+		t.syms[i].seq = uint32(i)
+	}
+	t.inserted = len(t.syms)
 }
 
 func roundUp(x, to uint64) uint64 { return (x + to - 1) / to * to }
@@ -1084,7 +1117,11 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 		off, n := t.addName(name)
 		t.syms = append(t.syms, symbol{start: start, end: start + size, name: off, nlen: n, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC)})
 	}
-	fixup(&t, false)
+	// perf fixes up no JIT map: a zero size names its start alone, and
+	// a range named twice keeps both names, for its tree to choose.
+	number(&t)
+	t.syms = sortSyms(t.syms)
+	markCovered(t.syms)
 	d.tab = t
 	return sc.Err()
 }

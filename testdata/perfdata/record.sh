@@ -21,6 +21,7 @@ gcc -O1 -g -fno-omit-frame-pointer -o "$build/cwork" "$here/../perfreport/cwork.
 g++ -O1 -g -fno-omit-frame-pointer -pthread -o "$build/tmpl" "$here/src/tmpl.cpp"
 gcc -O1 -fno-omit-frame-pointer -o "$build/jit" "$here/src/jit.c"
 (cd "$here/src/gowork" && go build -ldflags=-w -o "$build/gowork" .)
+gcc -O1 -fno-omit-frame-pointer -o "$build/overlap" "$here/src/overlap.c"
 gcc -O1 -fno-omit-frame-pointer -fno-builtin -fcf-protection=none -Wl,-z,lazy -rdynamic -s -o "$build/plt_lazy" "$here/src/plt.c"
 gcc -O1 -fno-omit-frame-pointer -fno-builtin -fcf-protection=full -Wl,-z,ibtplt -rdynamic -s -o "$build/plt_sec" "$here/src/plt.c"
 
@@ -31,10 +32,11 @@ declare -A cmd=(
 	[jit]="$build/jit"
 	[kernel]="sh -c 'for i in 1 2 3 4 5 6; do find /usr/lib -name \"*.so*\" >/dev/null; gzip -1 </usr/lib/x86_64-linux-gnu/libc.so.6 >/dev/null; done'"
 	[plt]="sh -c '$build/plt_lazy 60000000; $build/plt_sec 60000000'"
+	[overlap]="$build/overlap"
 )
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-	names=(cwork cpp go jit kernel plt)
+	names=(cwork cpp go jit kernel plt overlap)
 	rm -rf "$here/symfs"
 fi
 # One symfs tree for all recordings: they share their libraries.
