@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"cmp"
 	"math/rand/v2"
+	"os/exec"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/pfold/pfold/internal/stacktest"
+	"github.com/pfold/pfold/internal/testenv"
 )
 
 // TestCompareSeqs: comparing stacks by their tokens orders them as
@@ -136,8 +141,8 @@ func TestSortQueue(t *testing.T) {
 }
 
 // TestDemangle: C++ names as perf 6.1 shows them (GNU's demangler
-// without parameters, c++filt -p), where Go's demangler differs: the
-// address of a function in a template argument.
+// without parameters, c++filt -p -i), where Go's demangler differs: the
+// address of a function in a template argument, empty argument packs.
 func TestDemangle(t *testing.T) {
 	for mangled, want := range map[string]string{
 		"_ZN10hash_tableI22indirect_string_hasherLb0E11xcallocatorE8traverseI10dwarf_formXadL_Z22output_indirect_stringPP20indirect_string_nodeS4_EEEEvT_": "hash_table<indirect_string_hasher, false, xcallocator>::traverse<dwarf_form, &(output_indirect_string(indirect_string_node**, dwarf_form))>",
@@ -147,9 +152,45 @@ func TestDemangle(t *testing.T) {
 		"_Z1fIXadL_Z1giEEEvv":                "f<&(g(int))>",
 		"_ZNSt6vectorIiSaIiEE9push_backERKi": "std::vector<int, std::allocator<int> >::push_back",
 		"main":                               "main",
+		// Empty argument packs (see emptyPacks).
+		"_Z1fIJEiEvv":       "f<, int>",
+		"_Z1fI1AIiEJEiEvv":  "f<A<int>, , int>",
+		"_Z1fI1AIiEJEJEEvv": "f<A<int>>",
+		"_Z1fIJE1AIiEEvv":   "f<, A<int> >",
+		"_Z1fIJEJEEvv":      "f<>",
 	} {
 		if got := demangleName(mangled); got != want {
 			t.Errorf("%s: %q, want %q", mangled, got, want)
 		}
+	}
+}
+
+// TestDemangleAsGNU demangles 500 names of node's symbol table (half of
+// them with empty argument packs, in V8's templates) and compares them
+// with GNU's demangler, c++filt -p -i (the flags perf script demangles
+// with).
+func TestDemangleAsGNU(t *testing.T) {
+	cxxfilt := testenv.NeedTool(t, "Debian package binutils", "c++filt")
+	names := strings.Fields(stacktest.ReadFile(t, "../../testdata/perfdata/demangle/names.txt"))
+	cmd := exec.Command(cxxfilt, "-p", "-i")
+	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(want) != len(names) {
+		t.Fatalf("c++filt printed %d lines for %d names", len(want), len(names))
+	}
+	bad := 0
+	for i, m := range names {
+		if got := demangleName(m); got != want[i] {
+			if bad++; bad <= 5 {
+				t.Errorf("%s:\n got %s\nwant %s", m, got, want[i])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d names differ from c++filt's", bad, len(names))
 	}
 }

@@ -844,16 +844,78 @@ func demangleName(name string) string {
 		if err != nil {
 			return name
 		}
-		if b := a.Copy(addressOfFunction, func(demangle.AST) bool { return false }); b != nil {
-			a = b
+		for _, fix := range []func(demangle.AST) demangle.AST{addressOfFunction, emptyPacks} {
+			if b := a.Copy(fix, func(demangle.AST) bool { return false }); b != nil {
+				a = b
+			}
 		}
-		return demangle.ASTToString(a, demangle.NoParams)
+		out := demangle.ASTToString(a, demangle.NoParams)
+		if strings.ContainsAny(out, packMarks) {
+			out = strings.ReplaceAll(strings.ReplaceAll(out, ", "+trailingPacks, ""), emptyPack, "")
+		}
+		return out
 	}
 	out, err := demangle.ToString(name, demangle.NoParams)
 	if err != nil {
 		return name
 	}
 	return out
+}
+
+// GNU's demangler prints a template's arguments as a list in which an
+// empty argument pack prints nothing but keeps its ", " when an argument
+// follows ("f<, int>", "f<A, , int>"); after the last argument that
+// prints, the empty packs and their ", " are taken back, but the
+// demangler then takes the last character written for a ' ', and
+// writes no space between two '>' ("A<B<int>>" where it writes
+// "A<B<int> >" otherwise). Go's demangler leaves empty packs out. So
+// emptyPacks marks the empty packs before the last argument that prints
+// with emptyPack, and the packs after it with one trailingPacks, which
+// demangleName takes out again with the ", " before it.
+const (
+	emptyPack     = "\x00"
+	trailingPacks = "\x01"
+	packMarks     = emptyPack + trailingPacks
+)
+
+func emptyPacks(x demangle.AST) demangle.AST {
+	t, ok := x.(*demangle.Template)
+	if !ok {
+		return nil
+	}
+	last := -1 // the last argument that prints
+	for i, a := range t.Args {
+		if !isEmptyPack(a) {
+			last = i
+		}
+	}
+	if last < 0 || last == len(t.Args)-1 && !slices.ContainsFunc(t.Args[:last], isEmptyPack) {
+		return nil
+	}
+	args := make([]demangle.AST, 0, last+2)
+	for _, a := range t.Args[:last+1] {
+		if isEmptyPack(a) {
+			a = &demangle.Name{Name: emptyPack}
+		}
+		args = append(args, a)
+	}
+	if last < len(t.Args)-1 {
+		args = append(args, &demangle.Name{Name: trailingPacks})
+	}
+	return &demangle.Template{Name: t.Name, Args: args}
+}
+
+// isEmptyPack reports whether a prints nothing: Go's demangler's test.
+func isEmptyPack(a demangle.AST) bool {
+	switch a := a.(type) {
+	case *demangle.ArgumentPack:
+		return !slices.ContainsFunc(a.Args, func(a demangle.AST) bool { return !isEmptyPack(a) })
+	case *demangle.ExprList:
+		return len(a.Exprs) == 0
+	case *demangle.PackExpansion:
+		return a.Pack != nil && isEmptyPack(a.Base)
+	}
+	return false
 }
 
 // addressOfFunction prints the address of a function taken in a template
