@@ -23,114 +23,96 @@ type symTree struct {
 	root        int32
 }
 
-// rbTree is a red-black tree of nodes 0..n-1 keyed by key[i].
+// rbTree is a red-black tree of nodes 0..n-1 keyed by key[i]. Each case
+// of the algorithms has a mirror image; kid[d] holds the children on side
+// d (0 left, 1 right) so that one code serves both.
 type rbTree struct {
-	key                 []uint64
-	left, right, parent []int32
-	red                 []bool
-	root                int32
+	key    []uint64
+	kid    [2][]int32 // -1: none
+	parent []int32
+	red    []bool
+	root   int32
 }
 
 func newRBTree(key []uint64) *rbTree {
 	n := len(key)
-	t := &rbTree{key: key, left: make([]int32, n), right: make([]int32, n), parent: make([]int32, n), red: make([]bool, n), root: -1}
+	t := &rbTree{key: key, kid: [2][]int32{make([]int32, n), make([]int32, n)}, parent: make([]int32, n), red: make([]bool, n), root: -1}
 	for i := range n {
-		t.left[i], t.right[i], t.parent[i] = -1, -1, -1
+		t.kid[0][i], t.kid[1][i], t.parent[i] = -1, -1, -1
 	}
 	return t
 }
 
 func (t *rbTree) isRed(x int32) bool { return x >= 0 && t.red[x] }
 
+// side returns the side of its parent p that x (maybe none) is on.
+func (t *rbTree) side(x, p int32) int {
+	if x == t.kid[0][p] {
+		return 0
+	}
+	return 1
+}
+
 // replace puts v where u was under u's parent.
 func (t *rbTree) replace(u, v int32) {
-	p := t.parent[u]
-	switch {
-	case p < 0:
+	if p := t.parent[u]; p < 0 {
 		t.root = v
-	case t.left[p] == u:
-		t.left[p] = v
-	default:
-		t.right[p] = v
+	} else {
+		t.kid[t.side(u, p)][p] = v
 	}
 	if v >= 0 {
-		t.parent[v] = p
+		t.parent[v] = t.parent[u]
 	}
 }
 
-func (t *rbTree) rotateLeft(x int32) {
-	y := t.right[x]
-	t.right[x] = t.left[y]
-	if t.left[y] >= 0 {
-		t.parent[t.left[y]] = x
+// rotate lifts x's child on side 1-d into x's place, x going down on
+// side d: d 0 rotates left.
+func (t *rbTree) rotate(x int32, d int) {
+	y := t.kid[1-d][x]
+	c := t.kid[d][y]
+	t.kid[1-d][x] = c
+	if c >= 0 {
+		t.parent[c] = x
 	}
 	t.replace(x, y)
-	t.left[y] = x
-	t.parent[x] = y
-}
-
-func (t *rbTree) rotateRight(x int32) {
-	y := t.left[x]
-	t.left[x] = t.right[y]
-	if t.right[y] >= 0 {
-		t.parent[t.right[y]] = x
-	}
-	t.replace(x, y)
-	t.right[y] = x
+	t.kid[d][y] = x
 	t.parent[x] = y
 }
 
 // insert adds node z: left of a node whose key is greater, else right.
 func (t *rbTree) insert(z int32) {
 	p := int32(-1)
-	for x := t.root; x >= 0; {
+	d := 0
+	for x := t.root; x >= 0; x = t.kid[d][x] {
 		p = x
+		d = 1
 		if t.key[z] < t.key[x] {
-			x = t.left[x]
-		} else {
-			x = t.right[x]
+			d = 0
 		}
 	}
 	t.parent[z] = p
-	switch {
-	case p < 0:
+	if p < 0 {
 		t.root = z
-	case t.key[z] < t.key[p]:
-		t.left[p] = z
-	default:
-		t.right[p] = z
+	} else {
+		t.kid[d][p] = z
 	}
 	t.red[z] = true
 	for t.isRed(t.parent[z]) {
 		p := t.parent[z]
 		g := t.parent[p]
-		if p == t.left[g] {
-			if u := t.right[g]; t.isRed(u) {
-				t.red[p], t.red[u], t.red[g] = false, false, true
-				z = g
-				continue
-			}
-			if z == t.right[p] {
-				z = p
-				t.rotateLeft(z)
-				p = t.parent[z]
-			}
-			t.red[p], t.red[g] = false, true
-			t.rotateRight(g)
-		} else {
-			if u := t.left[g]; t.isRed(u) {
-				t.red[p], t.red[u], t.red[g] = false, false, true
-				z = g
-				continue
-			}
-			if z == t.left[p] {
-				z = p
-				t.rotateRight(z)
-				p = t.parent[z]
-			}
-			t.red[p], t.red[g] = false, true
-			t.rotateLeft(g)
+		d := t.side(p, g)
+		if u := t.kid[1-d][g]; t.isRed(u) {
+			t.red[p], t.red[u], t.red[g] = false, false, true
+			z = g
+			continue
 		}
+		if z == t.kid[1-d][p] {
+			z = p
+			t.rotate(z, d)
+			p = t.parent[z]
+		}
+		t.red[p], t.red[g] = false, true
+		t.rotate(g, 1-d)
 	}
 	t.red[t.root] = false
 }
@@ -138,81 +120,55 @@ func (t *rbTree) insert(z int32) {
 // erase removes node z; a node with two children gives its place to its
 // successor, as rb_erase does.
 func (t *rbTree) erase(z int32) {
-	y, wasRed := z, t.red[z]
-	var x, xp int32 // x (maybe none) took y's place under xp
+	wasRed := t.red[z]
+	var x, xp int32 // x (maybe none) took the removed place under xp
 	switch {
-	case t.left[z] < 0:
-		x, xp = t.right[z], t.parent[z]
-		t.replace(z, x)
-	case t.right[z] < 0:
-		x, xp = t.left[z], t.parent[z]
+	case t.kid[0][z] < 0 || t.kid[1][z] < 0:
+		x, xp = max(t.kid[0][z], t.kid[1][z]), t.parent[z]
 		t.replace(z, x)
 	default:
-		y = t.right[z]
-		for t.left[y] >= 0 {
-			y = t.left[y]
+		y := t.kid[1][z]
+		for t.kid[0][y] >= 0 {
+			y = t.kid[0][y]
 		}
 		wasRed = t.red[y]
-		x = t.right[y]
-		if t.parent[y] == z {
-			xp = y
-		} else {
+		x, xp = t.kid[1][y], y
+		if t.parent[y] != z {
 			xp = t.parent[y]
 			t.replace(y, x)
-			t.right[y] = t.right[z]
-			t.parent[t.right[y]] = y
+			t.kid[1][y] = t.kid[1][z]
+			t.parent[t.kid[1][y]] = y
 		}
 		t.replace(z, y)
-		t.left[y] = t.left[z]
-		t.parent[t.left[y]] = y
+		t.kid[0][y] = t.kid[0][z]
+		t.parent[t.kid[0][y]] = y
 		t.red[y] = t.red[z]
 	}
-	t.left[z], t.right[z], t.parent[z] = -1, -1, -1
+	t.kid[0][z], t.kid[1][z], t.parent[z] = -1, -1, -1
 	if wasRed {
 		return
 	}
 	for x != t.root && !t.isRed(x) {
-		if x == t.left[xp] {
-			w := t.right[xp]
-			if t.isRed(w) {
-				t.red[w], t.red[xp] = false, true
-				t.rotateLeft(xp)
-				w = t.right[xp]
-			}
-			if !t.isRed(t.left[w]) && !t.isRed(t.right[w]) {
-				t.red[w] = true
-				x, xp = xp, t.parent[xp]
-				continue
-			}
-			if !t.isRed(t.right[w]) {
-				t.red[t.left[w]], t.red[w] = false, true
-				t.rotateRight(w)
-				w = t.right[xp]
-			}
-			t.red[w], t.red[xp] = t.red[xp], false
-			t.red[t.right[w]] = false
-			t.rotateLeft(xp)
-		} else {
-			w := t.left[xp]
-			if t.isRed(w) {
-				t.red[w], t.red[xp] = false, true
-				t.rotateRight(xp)
-				w = t.left[xp]
-			}
-			if !t.isRed(t.left[w]) && !t.isRed(t.right[w]) {
-				t.red[w] = true
-				x, xp = xp, t.parent[xp]
-				continue
-			}
-			if !t.isRed(t.left[w]) {
-				t.red[t.right[w]], t.red[w] = false, true
-				t.rotateLeft(w)
-				w = t.left[xp]
-			}
-			t.red[w], t.red[xp] = t.red[xp], false
-			t.red[t.left[w]] = false
-			t.rotateRight(xp)
+		d := t.side(x, xp)
+		w := t.kid[1-d][xp]
+		if t.isRed(w) {
+			t.red[w], t.red[xp] = false, true
+			t.rotate(xp, d)
+			w = t.kid[1-d][xp]
 		}
+		if !t.isRed(t.kid[0][w]) && !t.isRed(t.kid[1][w]) {
+			t.red[w] = true
+			x, xp = xp, t.parent[xp]
+			continue
+		}
+		if !t.isRed(t.kid[1-d][w]) {
+			t.red[t.kid[d][w]], t.red[w] = false, true
+			t.rotate(w, 1-d)
+			w = t.kid[1-d][xp]
+		}
+		t.red[w], t.red[xp] = t.red[xp], false
+		t.red[t.kid[1-d][w]] = false
+		t.rotate(xp, d)
 		x = t.root
 	}
 	if x >= 0 {
@@ -270,7 +226,7 @@ func (t *symtab) tree() *symTree {
 	}
 	st := &symTree{left: make([]int32, len(t.syms)), right: make([]int32, len(t.syms)), root: at(rb.root)}
 	for i, sy := range t.syms {
-		st.left[i], st.right[i] = at(rb.left[sy.seq]), at(rb.right[sy.seq])
+		st.left[i], st.right[i] = at(rb.kid[0][sy.seq]), at(rb.kid[1][sy.seq])
 	}
 	t.rb = st
 	return st

@@ -20,7 +20,7 @@ func checkRB(t *testing.T, rb *rbTree, want []int32) {
 		if x < 0 {
 			return 1
 		}
-		for _, c := range []int32{rb.left[x], rb.right[x]} {
+		for _, c := range []int32{rb.kid[0][x], rb.kid[1][x]} {
 			if c >= 0 && rb.parent[c] != x {
 				t.Fatalf("node %d: child %d has parent %d", x, c, rb.parent[c])
 			}
@@ -28,9 +28,9 @@ func checkRB(t *testing.T, rb *rbTree, want []int32) {
 				t.Fatalf("red node %d has red child %d", x, c)
 			}
 		}
-		l := walk(rb.left[x])
+		l := walk(rb.kid[0][x])
 		got = append(got, x)
-		r := walk(rb.right[x])
+		r := walk(rb.kid[1][x])
 		if l != r {
 			t.Fatalf("node %d: %d black nodes down its left, %d down its right", x, l, r)
 		}
