@@ -856,7 +856,7 @@ func (rp *replay) release() int64 {
 	n := rp.sites.size()
 	for _, st := range rp.sites.sites {
 		if d := st.dso; d != nil && d.tab.syms != nil {
-			n += int64(len(d.tab.names)) + int64(len(d.tab.syms))*32
+			n += d.tab.size()
 			d.tab, d.shown = symtab{}, nil
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/ianlancetaylor/demangle"
 	"github.com/ulikunitz/xz"
@@ -85,6 +86,15 @@ type symtab struct {
 }
 
 func (t *symtab) raw(sy *symbol) []byte { return t.names[sy.name : sy.name+sy.nlen] }
+
+// size returns about how many bytes t holds.
+func (t *symtab) size() int64 {
+	n := int64(len(t.names)) + int64(len(t.syms)+len(t.erased))*int64(unsafe.Sizeof(symbol{}))
+	if t.rb != nil {
+		n += int64(len(t.rb.left)+len(t.rb.right)) * 4
+	}
+	return n
+}
 
 // addName appends a name to the table's names and returns where it is.
 func (t *symtab) addName(name string) (uint32, uint32) {
