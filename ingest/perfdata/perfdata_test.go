@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -307,5 +308,70 @@ func TestReadErrorNotTruncation(t *testing.T) {
 				t.Fatalf("got %v, want the read's error", err)
 			}
 		})
+	}
+}
+
+// TestPerfMapAsPerf replays the JIT recording with maps written the ways
+// perf reads but a JIT would seldom write them, and names its frames as
+// perf script does with each: 0x prefixes, tabs and runs of blanks,
+// names of two characters (perf skips them) and of three, a CR before
+// the newline (kept in the name), a last line with no newline (perf
+// drops its last character), lines that are not hex.
+func TestPerfMapAsPerf(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs perf script")
+	}
+	perf := needPerf(t)
+	root := "../../testdata/perfdata"
+	dir := filepath.Join(root, "jit")
+	dst := "/tmp/perf-11970.map"
+	if _, err := os.Stat(dst); err == nil {
+		t.Skipf("%s exists (a process of that pid?); not overwriting it", dst)
+	}
+	t.Cleanup(func() { os.Remove(dst) })
+	// The frames of the map's code: what follows the ip on each line.
+	frames := func(text []byte) []string {
+		var out []string
+		for _, l := range strings.Split(string(text), "\n") {
+			if !strings.HasSuffix(l, "(/tmp/perf-11970.map)") {
+				continue
+			}
+			l = strings.TrimLeft(l, " \t")
+			if i := strings.IndexByte(l, ' '); i >= 0 {
+				out = append(out, l[i+1:])
+			}
+		}
+		return out
+	}
+	for _, m := range []string{
+		"0x7f8369db5000 0x1d jit_hot_loop\n0X7f8369db5100 0x1D LJavaLike;::method(int)\n",
+		"7f8369db5000  1d  jit_hot_loop\n7f8369db5100\t1d\tmethod\n",
+		"7f8369db5000 1d ab\n7f8369db5100 1d abc\n",
+		"7f8369db5000 1d jit_hot_loop\r\n7f8369db5100 1d LJavaLike;::method(int)",
+		"hello world\n  7f8369db5000 +1d x y z\n7f8369db5100 -1 neg\nzz\n\n7f8369db5100 1d\n",
+		"7f8369db5000 1d a\x00b\n7f8369db5100 ffffffffffffffffffff big\n",
+	} {
+		if err := os.WriteFile(dst, []byte(m), 0o644); err != nil {
+			t.Skipf("cannot install the JIT map: %v", err)
+		}
+		opt := Options{Symbols: SymbolOptions{
+			Symfs:      filepath.Join(root, "symfs"),
+			Kallsyms:   filepath.Join(dir, "kallsyms"),
+			BuildIDDir: t.TempDir(),
+		}}
+		got := frames(script(t, filepath.Join(dir, "perf.data"), opt))
+		cmd := exec.Command(perf, "script", "-i", filepath.Join(dir, "perf.data"), "-F", "+pid", "--symfs", opt.Symbols.Symfs, "--kallsyms", opt.Symbols.Kallsyms)
+		cmd.Env = append(os.Environ(), "HOME="+opt.Symbols.BuildIDDir)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("perf script: %v", err)
+		}
+		want := frames(out)
+		if len(want) == 0 {
+			t.Fatalf("map %q: perf script printed no frame of the map", m)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("map %q: frames differ from perf script's: %s", m, stacktest.FirstDiff(strings.Join(got, "\n"), strings.Join(want, "\n")))
+		}
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"unsafe"
 
@@ -1128,21 +1127,10 @@ func parseHex(x []byte) (uint64, bool) {
 		return 0, false
 	}
 	var v uint64
-	for i := 0; i < len(x); i++ {
-		c := x[i]
-		var d byte
-		switch {
-		case c >= '0' && c <= '9':
-			d = c - '0'
-		case c >= 'a' && c <= 'f':
-			d = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			d = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		if v>>60 != 0 {
-			return 0, false // overflow
+	for _, c := range x {
+		d := hexDigit(c)
+		if d < 0 || v>>60 != 0 {
+			return 0, false // not hex, or past 64 bits
 		}
 		v = v<<4 | uint64(d)
 	}
@@ -1160,7 +1148,12 @@ func runningKernelBuildID() []byte {
 // --- JIT maps and the vdso ----------------------------------------------
 
 // loadPerfMap reads /tmp/perf-PID.map: "START SIZE name" in hex. Like
-// perf, it reads the map at its real path, --symfs or not.
+// perf, it reads the map at its real path, --symfs or not, and reads each
+// line as dso__load_perf_map does: the numbers by strtoull (blanks before
+// them, a sign and 0x allowed), one character skipped after each, the
+// rest the name, up to a NUL; the line's last character is taken for its
+// newline and dropped, whatever it is, and a line whose name would be
+// under three characters is skipped.
 func (s *symbolizer) loadPerfMap(d *dso) error {
 	f, err := os.Open(d.name)
 	if err != nil {
@@ -1168,26 +1161,49 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 	}
 	defer f.Close()
 	var t symtab
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		f1 := strings.IndexByte(line, ' ')
-		if f1 < 0 {
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer: read it whole.
+			long := append([]byte(nil), line...)
+			for err == bufio.ErrBufferFull {
+				line, err = r.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if len(line) == 0 {
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
 			continue
 		}
-		f2 := strings.IndexByte(line[f1+1:], ' ')
-		if f2 < 0 {
+		line = line[:len(line)-1]
+		n, start := strtoull16(line)
+		if n++; n+2 >= len(line) {
 			continue
 		}
-		start, err1 := strconv.ParseUint(strings.TrimPrefix(line[:f1], "0x"), 16, 64)
-		size, err2 := strconv.ParseUint(strings.TrimPrefix(line[f1+1:f1+1+f2], "0x"), 16, 64)
-		if err1 != nil || err2 != nil {
+		m, size := strtoull16(line[n:])
+		if n += m + 1; n+2 >= len(line) {
 			continue
 		}
-		name := strings.TrimRight(line[f1+1+f2+1:], "\n")
-		off, n := t.addName(name)
-		t.syms = append(t.syms, symbol{start: start, end: start + size, name: off, nlen: n, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC)})
+		name := line[n:]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		end := start
+		if size != 0 {
+			end = start + size
+		}
+		off, nlen := t.addName(string(name))
+		t.syms = append(t.syms, symbol{start: start, end: end, name: off, nlen: nlen, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC)})
+		if err != nil {
+			break
+		}
 	}
 	// perf fixes up no JIT map: a zero size names its start alone, and
 	// a range named twice keeps both names, for its tree to choose.
@@ -1195,7 +1211,55 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 	t.syms = sortSyms(t.syms)
 	markCovered(t.syms)
 	d.tab = t
-	return sc.Err()
+	return nil
+}
+
+// strtoull16 reads a number as C's strtoull(s, &end, 16) does: blanks
+// first, a sign, 0x before a hex digit, as many hex digits as follow
+// (past 64 bits the value is all ones; a minus negates it). It returns
+// the bytes read, none when no digit follows, and the value.
+func strtoull16(s []byte) (int, uint64) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] >= '\t' && s[i] <= '\r') {
+		i++
+	}
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	if i+2 < len(s) && s[i] == '0' && s[i+1]|0x20 == 'x' && hexDigit(s[i+2]) >= 0 {
+		i += 2
+	}
+	digits := i
+	var v uint64
+	over := false
+	for ; i < len(s) && hexDigit(s[i]) >= 0; i++ {
+		if v>>60 != 0 {
+			over = true
+		}
+		v = v<<4 | uint64(hexDigit(s[i]))
+	}
+	if i == digits {
+		return 0, 0
+	}
+	if over {
+		return i, ^uint64(0)
+	}
+	if neg {
+		v = -v
+	}
+	return i, v
+}
+
+func hexDigit(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c|0x20 >= 'a' && c|0x20 <= 'f':
+		return int(c|0x20-'a') + 10
+	}
+	return -1
 }
 
 // loadVDSO reads the vdso perf saved in its build-id cache.
