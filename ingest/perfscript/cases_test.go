@@ -71,6 +71,13 @@ func TestPerfScriptCases(t *testing.T) {
 		in:   "a 1 1.0: 2 cpu-clock:\n\nb 2 2.0: 3 cpu-clock:\n\t1 f (m)\n",
 		want: "a 2\nb;f 3\n",
 	}, {
+		// perf script right-aligns the process name when it prints no
+		// call chain (a tracepoint's, by default): such a header is
+		// indented, and the next sample's, not a frame of this one.
+		name: "tracepoint samples printed without call chains, one per line",
+		in:   "              sh 13866/13866 [001] 45680.249450: sched:sched_switch: prev_comm=sh prev_pid=13866 prev_prio=120 prev_state=D ==> next_comm=sleep next_pid=13868 next_prio=120\n           sleep 13868/13868 [001] 45680.249523: sched:sched_switch: prev_comm=sleep prev_pid=13868 prev_prio=120 prev_state=R+ ==> next_comm=sh next_pid=13866 next_prio=120\n              sh 13866/13866 [001] 45680.249537: sched:sched_switch: prev_comm=sh prev_pid=13866 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n",
+		want: "sh 2\nsleep 1\n",
+	}, {
 		name: "exited task :-1 keeps its name, never a garbage frame",
 		in:   ":-1    -1 [000]   821.755106:     250000 cpu-clock:\n\tffffffff81000001 native_safe_halt ([kernel.kallsyms])\n",
 		want: ":-1;native_safe_halt 250000\n",
@@ -190,6 +197,42 @@ func TestStatsNameEvent(t *testing.T) {
 		}
 		if got := p.Counts().String(); got != tc.want || err != nil || st.String() != tc.want {
 			t.Errorf("%q, --event-filter %q: serially %q, on workers %q (%v); want %q", tc.text, tc.filter, got, st.String(), err, tc.want)
+		}
+	}
+}
+
+// TestNoteNoChains: when no sample folded has a frame, a note says that
+// perf script printed no call chain and how to have them; not otherwise.
+func TestNoteNoChains(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		note bool
+	}{
+		{"              sh 1/1 [001] 1.0: sched:sched_switch: prev_comm=sh\n           sleep 2/2 [001] 2.0: sched:sched_switch: prev_comm=sleep\n", true},
+		{"a 1 1.0: 2 cpu-clock:\n\nb 2 2.0: 3 cpu-clock:\n\t1 f (m)\n", false},
+		{"              sh 1 1.0: 250000 cpu-clock:  ffffffff816e71e6 current_time ([kernel.kallsyms])\n", false},
+		{"", false},
+	} {
+		quiet := stream.NewDiag(io.Discard, false)
+		p := New(Options{}, func([]byte, fold.Count) error { return nil }, quiet)
+		if err := Fold(stream.NewReaderStdin(nil, strings.NewReader(tc.text)), p); err != nil {
+			t.Fatal(err)
+		}
+		ch := stream.NewChunker(nil, strings.NewReader(tc.text), 64<<10, 4)
+		aggs := []*stream.Aggregator{stream.NewAggregator(stream.Options{}), stream.NewAggregator(stream.Options{})}
+		st, err := FoldChunks(ch, Options{}, quiet, aggs)
+		for _, a := range aggs {
+			a.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range []Stats{p.Counts(), st} {
+			var b strings.Builder
+			NoteNoChains(&b, s)
+			if got := strings.Contains(b.String(), "no sample has a call chain"); got != tc.note {
+				t.Errorf("%q: note %v, want %v (%q)", tc.text, got, tc.note, b.String())
+			}
 		}
 	}
 }

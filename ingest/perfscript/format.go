@@ -2,6 +2,7 @@ package perfscript
 
 import (
 	"fmt"
+	"io"
 	"sync/atomic"
 
 	"github.com/pfold/pfold/ingest/format"
@@ -37,7 +38,7 @@ var Format = format.Format{
 		opt := OptionsFrom(opts)
 		opt.Batch = opt.FrameCache // samples repeat: sum them before they become stacks
 		st, err := FoldChunks(ch, opt, diag, aggs)
-		return &result{st: st, filter: opt.EventFilter}, err
+		return &result{st: st, filter: opt.EventFilter, warn: opt.Warn}, err
 	},
 }
 
@@ -72,16 +73,23 @@ type formatParser struct {
 	filter string // as the user gave it
 }
 
-func (p *formatParser) Finish() error { return CheckEventFilter(p.filter, p.Counts()) }
+func (p *formatParser) Finish() error {
+	NoteNoChains(p.opt.Warn, p.Counts())
+	return CheckEventFilter(p.filter, p.Counts())
+}
 func (p *formatParser) Stats() string { return p.Counts().String() }
 
 // result is what FoldChunks counted, with the same checks.
 type result struct {
 	st     Stats
 	filter string
+	warn   io.Writer
 }
 
-func (r *result) Finish() error { return CheckEventFilter(r.filter, r.st) }
+func (r *result) Finish() error {
+	NoteNoChains(r.warn, r.st)
+	return CheckEventFilter(r.filter, r.st)
+}
 func (r *result) Stats() string { return r.st.String() }
 
 // String says what was folded and what was left out, for --stats:

@@ -134,6 +134,7 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 		st.Samples += s.Samples
 		st.Filtered += s.Filtered
 		st.Skipped += s.Skipped
+		st.Bare += s.Bare
 		st.Events = max(st.Events, s.Events)
 		if st.Event == "" {
 			st.Event = s.Event
@@ -243,7 +244,7 @@ func foldChunk(p *Parser, c *stream.Chunk) error {
 			return err
 		}
 		n++
-		if p.inSample && !p.skip && !p.opt.Srcline && len(data) > 0 && (data[0] == ' ' || data[0] == '\t') {
+		if p.inSample && !p.skip && !p.opt.Srcline && len(data) > 0 && (data[0] == '\t' || data[0] == ' ' && !p.headerAfterHeader(data)) {
 			if p.samplePath() {
 				rest, lines, ok, err := p.sample(data)
 				if err != nil {

@@ -72,6 +72,7 @@ type Stats struct {
 	Samples  int64 // samples folded
 	Filtered int64 // samples of other events, left out by the event filter
 	Skipped  int64 // samples left out because their header was malformed
+	Bare     int64 // samples without a frame, folded as their process alone
 	Events   int   // distinct event names seen
 	// Event is the event of the samples folded: the --event-filter
 	// given, or else the input's first; "" when the samples name none.
@@ -234,7 +235,7 @@ func (p *Parser) Line(name string, lineNo int, line []byte) error {
 		p.srcline(line)
 		return nil
 	}
-	indented := line[0] == ' ' || line[0] == '\t'
+	indented := line[0] == '\t' || line[0] == ' ' && !p.headerAfterHeader(line)
 	if p.inSample && (indented || p.unindentedFrame(line)) {
 		return p.frameLine(name, lineNo, line)
 	}
@@ -253,6 +254,19 @@ func (p *Parser) Line(name string, lineNo int, line []byte) error {
 		return err
 	}
 	return p.header(name, lineNo, line)
+}
+
+// headerAfterHeader reports whether the line data starts with, indented
+// with a blank, is the next sample's header though a header has just been
+// read: perf script right-aligns the process name of a sample it prints
+// no call chain for (a tracepoint's, by default), so such a header is
+// indented like a frame; it has a time or a [cpu] that frames have not.
+func (p *Parser) headerAfterHeader(data []byte) bool {
+	if !p.fresh || len(data) == 0 || data[0] != ' ' {
+		return false
+	}
+	line, _, _ := bytes.Cut(data, []byte{'\n'})
+	return p.looksLikeHeader(line)
 }
 
 // headerShaped reports whether line has the shape of a sample header: a
@@ -302,6 +316,9 @@ func (p *Parser) End() error {
 		if (!named || len(p.pname) == 0) && p.idText == 0 {
 			return nil // the stack would be empty
 		}
+		if p.idText == 0 {
+			p.stats.Bare++
+		}
 		p.countSample()
 		return p.addBatch(named)
 	}
@@ -315,6 +332,9 @@ func (p *Parser) End() error {
 	p.stack = appendStack(p.stack[:0], name, p.frames, p.ends)
 	if len(p.stack) == 0 {
 		return nil
+	}
+	if len(p.ends) == 0 {
+		p.stats.Bare++
 	}
 	p.countSample()
 	return p.emit(p.stack, p.weight)
@@ -751,6 +771,15 @@ func (e *UnknownEventError) Error() string {
 
 // CheckEventFilter returns an *UnknownEventError when filter (as given by
 // the user) matched no sample of an input that had samples.
+// NoteNoChains says, when every sample folded had no frame, that perf
+// script printed no call chain: a tracepoint's samples print none by
+// default, recorded with -g or not.
+func NoteNoChains(w io.Writer, st Stats) {
+	if w != nil && st.Samples > 0 && st.Bare == st.Samples {
+		fmt.Fprintf(w, "note: no sample has a call chain, so each folds to its process name alone: perf script prints none for a tracepoint's samples unless asked (`perf script -F comm,pid,tid,time,event,ip,sym,dso` prints them), and none when the recording has none (perf record -g records them)\n")
+	}
+}
+
 func CheckEventFilter(filter string, st Stats) error {
 	if filter == "" || st.Samples > 0 || st.Filtered == 0 {
 		return nil
