@@ -201,17 +201,19 @@ func TestStatsNameEvent(t *testing.T) {
 	}
 }
 
-// TestNoteNoChains: when no sample folded has a frame, a note says that
-// perf script printed no call chain and how to have them; not otherwise.
-func TestNoteNoChains(t *testing.T) {
+// TestCheckChains: when no sample folded has a frame, a note says that
+// perf script printed no call chain and how to have them, and it is an
+// error when the samples had no process name either; neither otherwise.
+func TestCheckChains(t *testing.T) {
 	for _, tc := range []struct {
-		text string
-		note bool
+		text      string
+		note, err bool
 	}{
-		{"              sh 1/1 [001] 1.0: sched:sched_switch: prev_comm=sh\n           sleep 2/2 [001] 2.0: sched:sched_switch: prev_comm=sleep\n", true},
-		{"a 1 1.0: 2 cpu-clock:\n\nb 2 2.0: 3 cpu-clock:\n\t1 f (m)\n", false},
-		{"              sh 1 1.0: 250000 cpu-clock:  ffffffff816e71e6 current_time ([kernel.kallsyms])\n", false},
-		{"", false},
+		{"              sh 1/1 [001] 1.0: sched:sched_switch: prev_comm=sh\n           sleep 2/2 [001] 2.0: sched:sched_switch: prev_comm=sleep\n", true, false},
+		{"45680.249450: sched:sched_switch: prev_comm=sh\n45680.249523: sched:sched_switch: prev_comm=sleep\n", false, true},
+		{"a 1 1.0: 2 cpu-clock:\n\nb 2 2.0: 3 cpu-clock:\n\t1 f (m)\n", false, false},
+		{"              sh 1 1.0: 250000 cpu-clock:  ffffffff816e71e6 current_time ([kernel.kallsyms])\n", false, false},
+		{"", false, false},
 	} {
 		quiet := stream.NewDiag(io.Discard, false)
 		p := New(Options{}, func([]byte, fold.Count) error { return nil }, quiet)
@@ -229,9 +231,9 @@ func TestNoteNoChains(t *testing.T) {
 		}
 		for _, s := range []Stats{p.Counts(), st} {
 			var b strings.Builder
-			NoteNoChains(&b, s)
-			if got := strings.Contains(b.String(), "no sample has a call chain"); got != tc.note {
-				t.Errorf("%q: note %v, want %v (%q)", tc.text, got, tc.note, b.String())
+			err := CheckChains(&b, s)
+			if got := strings.Contains(b.String(), "no sample has a call chain"); got != tc.note || (err != nil) != tc.err {
+				t.Errorf("%q: note %v, error %v; want note %v, an error %v (%q)", tc.text, got, err, tc.note, tc.err, b.String())
 			}
 		}
 	}

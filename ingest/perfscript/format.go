@@ -74,8 +74,10 @@ type formatParser struct {
 }
 
 func (p *formatParser) Finish() error {
-	NoteNoChains(p.opt.Warn, p.Counts())
-	return CheckEventFilter(p.filter, p.Counts())
+	if err := CheckEventFilter(p.filter, p.Counts()); err != nil {
+		return err
+	}
+	return CheckChains(p.opt.Warn, p.Counts())
 }
 func (p *formatParser) Stats() string { return p.Counts().String() }
 
@@ -87,8 +89,10 @@ type result struct {
 }
 
 func (r *result) Finish() error {
-	NoteNoChains(r.warn, r.st)
-	return CheckEventFilter(r.filter, r.st)
+	if err := CheckEventFilter(r.filter, r.st); err != nil {
+		return err
+	}
+	return CheckChains(r.warn, r.st)
 }
 func (r *result) Stats() string { return r.st.String() }
 

@@ -31,8 +31,8 @@ func (p *Parser) quickHeader(line []byte) bool {
 	// first token: the one before it (prev), and where the one before
 	// that ends (end2), for the process name.
 	s0, e := h.next(0)
-	if s0 == len(line) || isPerfRecord(line[s0:e]) {
-		return false
+	if s0 == len(line) || isPerfRecord(line[s0:e]) || h.time(s0, e) {
+		return false // a time first: no process name, header reads it
 	}
 	end2, ps, pe := -1, s0, e
 	k := 1 // the index of the token [s, e)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/internal/stacktest"
 )
 
@@ -109,4 +110,39 @@ func gcd(a, b uint64) uint64 {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// TestFieldLayouts: perf script -F with header fields sniffHeader cannot
+// tell by themselves (a name and a pid, a name and an event or a period),
+// or with no process name (time,event), is detected as perf script and
+// folds as the default layout of the same recording does
+// (testdata/perfdata/cwork, printed by record.sh's perf script).
+func TestFieldLayouts(t *testing.T) {
+	const dir = "../../testdata/perf/layouts/fields/"
+	want, _ := foldPerf(t, Options{Samples: true}, dir+"default.txt")
+	for _, tc := range []struct {
+		file   string
+		noName bool
+	}{
+		{file: "comm-tid.txt"},
+		{file: "comm-event.txt"},
+		{file: "comm-period.txt"},
+		{file: "time-event.txt", noName: true},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			text := stacktest.ReadFile(t, dir+tc.file)
+			if got := Sniff([]byte(text)); got != format.Sure {
+				t.Errorf("Sniff: %v, want Sure", got)
+			}
+			got, warn := foldPerf(t, Options{Samples: true}, dir+tc.file)
+			if warn != "" {
+				t.Errorf("warnings: %s", warn)
+			}
+			g := normalizeFolded(t, got, false, false)
+			w := normalizeFolded(t, want, false, tc.noName)
+			if g != w {
+				t.Errorf("%s folds differently from default.txt:\n%s", tc.file, stacktest.FirstDiff(g, w))
+			}
+		})
+	}
 }

@@ -135,6 +135,7 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 		st.Filtered += s.Filtered
 		st.Skipped += s.Skipped
 		st.Bare += s.Bare
+		st.Empty += s.Empty
 		st.Events = max(st.Events, s.Events)
 		if st.Event == "" {
 			st.Event = s.Event

@@ -73,6 +73,7 @@ type Stats struct {
 	Filtered int64 // samples of other events, left out by the event filter
 	Skipped  int64 // samples left out because their header was malformed
 	Bare     int64 // samples without a frame, folded as their process alone
+	Empty    int64 // samples with neither a frame nor a process name: not folded
 	Events   int   // distinct event names seen
 	// Event is the event of the samples folded: the --event-filter
 	// given, or else the input's first; "" when the samples name none.
@@ -262,8 +263,11 @@ func (p *Parser) Line(name string, lineNo int, line []byte) error {
 // no call chain for (a tracepoint's, by default), so such a header is
 // indented like a frame; it has a time or a [cpu] that frames have not.
 func (p *Parser) headerAfterHeader(data []byte) bool {
-	if !p.fresh || len(data) == 0 || data[0] != ' ' {
+	if len(data) == 0 || data[0] != ' ' {
 		return false
+	}
+	if !p.fresh && !(p.inSample && !p.hasName && len(p.ends) == 0 && len(p.pend) == 0) {
+		return false // a frame has been read, or no header (fresh), nor one without a name
 	}
 	line, _, _ := bytes.Cut(data, []byte{'\n'})
 	return p.looksLikeHeader(line)
@@ -314,6 +318,7 @@ func (p *Parser) End() error {
 	named := p.hasName && !p.skipRest
 	if p.byID {
 		if (!named || len(p.pname) == 0) && p.idText == 0 {
+			p.stats.Empty++
 			return nil // the stack would be empty
 		}
 		if p.idText == 0 {
@@ -323,6 +328,7 @@ func (p *Parser) End() error {
 		return p.addBatch(named)
 	}
 	if !p.hasName && len(p.ends) == 0 {
+		p.stats.Empty++
 		return nil
 	}
 	var name []byte
@@ -511,6 +517,9 @@ func (p *Parser) tokens(line []byte) [][2]int {
 // comms padded to a width) from a frame line.
 func (p *Parser) looksLikeHeader(line []byte) bool {
 	t := p.tokens(line)
+	if len(t) > 0 && isTime(line[t[0][0]:t[0][1]]) {
+		return true // no process name (-F time,event): perf pads the time with blanks
+	}
 	for _, r := range t[min(1, len(t)):] {
 		tok := line[r[0]:r[1]]
 		if isTime(tok) || isCPU(tok) {
@@ -570,7 +579,9 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte) error {
 		}
 	}
 	commEnd, pidIdx := -1, -1
-	if anchor >= 0 {
+	if len(t) > 0 && isTime(tok(0)) {
+		commEnd = 0 // no process name nor pid/tid: -F time,event,ip,sym
+	} else if anchor >= 0 {
 		commEnd = anchor
 		if anchor >= 2 && isPidTid(tok(anchor-1)) {
 			commEnd, pidIdx = anchor-1, anchor-1
@@ -591,18 +602,24 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte) error {
 			}
 		}
 	}
-	if commEnd < 1 {
+	switch {
+	case commEnd == 0:
+		// The frames alone, as for layouts with no header (begin leaves
+		// the sample unnamed, and off the sample path, which keys
+		// blocks by the process name).
+		p.begin()
+	case commEnd < 0:
 		p.begin()
 		p.skip = true
 		p.stats.Skipped++
 		return p.malformed(name, lineNo, line, "not a perf script sample header")
+	default:
+		var pidTid []byte
+		if pidIdx >= 0 {
+			pidTid = tok(pidIdx)
+		}
+		p.named(line[t[0][0]:t[commEnd-1][1]], pidTid)
 	}
-
-	var pidTid []byte
-	if pidIdx >= 0 {
-		pidTid = tok(pidIdx)
-	}
-	p.named(line[t[0][0]:t[commEnd-1][1]], pidTid)
 
 	i := commEnd
 	if i == pidIdx {
@@ -771,13 +788,19 @@ func (e *UnknownEventError) Error() string {
 
 // CheckEventFilter returns an *UnknownEventError when filter (as given by
 // the user) matched no sample of an input that had samples.
-// NoteNoChains says, when every sample folded had no frame, that perf
-// script printed no call chain: a tracepoint's samples print none by
-// default, recorded with -g or not.
-func NoteNoChains(w io.Writer, st Stats) {
-	if w != nil && st.Samples > 0 && st.Bare == st.Samples {
-		fmt.Fprintf(w, "note: no sample has a call chain, so each folds to its process name alone: perf script prints none for a tracepoint's samples unless asked (`perf script -F comm,pid,tid,time,event,ip,sym,dso` prints them), and none when the recording has none (perf record -g records them)\n")
+// CheckChains says, when every sample folded had no frame, that perf
+// script printed no call chain (a tracepoint's samples print none by
+// default, and none print without the ip field); and it is an error when
+// the samples had no process name either, so nothing was folded.
+func CheckChains(w io.Writer, st Stats) error {
+	const how = "perf script prints none without the ip field, nor by default for a tracepoint's samples (`perf script -F comm,pid,tid,time,event,ip,sym,dso` prints them), nor for a recording made without -g"
+	if st.Samples == 0 && st.Empty > 0 {
+		return fmt.Errorf("%d samples have neither a call chain nor a process name: nothing to fold; %s", st.Empty, how)
 	}
+	if w != nil && st.Samples > 0 && st.Bare == st.Samples {
+		fmt.Fprintf(w, "note: no sample has a call chain, so each folds to its process name alone: %s\n", how)
+	}
+	return nil
 }
 
 func CheckEventFilter(filter string, st Stats) error {

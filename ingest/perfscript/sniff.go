@@ -21,10 +21,11 @@ func Sniff(prefix []byte) format.Score {
 	}
 	var headers, timed, frames, chains, other int
 	prevHeader := false
+	prevOther := false // the line before fits nothing and is not indented
 	for _, l := range lines {
 		l = bytes.TrimRight(l, " \t\r")
 		if len(l) == 0 {
-			prevHeader = false
+			prevHeader, prevOther = false, false
 			continue
 		}
 		if l[0] == '#' || bytes.Contains(l, []byte("PERF_RECORD_")) {
@@ -39,19 +40,27 @@ func Sniff(prefix []byte) format.Score {
 		switch {
 		case isFrame && !(h && hasTime):
 			frames++
+			if prevOther && l[0] == '\t' {
+				// A header of fields sniffHeader cannot tell (-F
+				// comm,tid,ip,sym: "name 123"), known by the frame
+				// perf prints under it, indented with a tab.
+				other--
+				headers++
+				prevHeader = true
+			}
 			if prevHeader {
 				chains++
 			}
-			prevHeader = false
+			prevHeader, prevOther = false, false
 		case h:
 			headers++
 			if hasTime {
 				timed++
 			}
-			prevHeader = true
+			prevHeader, prevOther = true, false
 		default:
 			other++
-			prevHeader = false
+			prevHeader, prevOther = false, l[0] != ' ' && l[0] != '\t'
 		}
 	}
 	known := headers + frames
@@ -98,6 +107,9 @@ func sniffFrame(l []byte) bool {
 // which a time, a [cpu] or a pid/tid followed by an event must be there.
 func sniffHeader(l []byte) (ok, hasTime bool) {
 	f := bytes.Fields(l)
+	if len(f) > 0 && isTime(f[0]) {
+		return true, true // no process name: -F time,event,ip,sym
+	}
 	for i := 1; i < len(f); i++ {
 		j := i
 		pid := isPidTid(f[j])
