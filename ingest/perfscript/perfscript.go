@@ -141,6 +141,7 @@ type Parser struct {
 
 	// The sample path (fast.go).
 	fresh      bool // a header has just been read: no frame line yet
+	noFrame    bool // no frame line read since the sample began
 	noFast     bool // the path stopped: most samples were not its
 	fastHits   int64
 	fastMisses int64
@@ -258,16 +259,17 @@ func (p *Parser) Line(name string, lineNo int, line []byte) error {
 }
 
 // headerAfterHeader reports whether the line data starts with, indented
-// with a blank, is the next sample's header though a header has just been
-// read: perf script right-aligns the process name of a sample it prints
-// no call chain for (a tracepoint's, by default), so such a header is
-// indented like a frame; it has a time or a [cpu] that frames have not.
+// with a blank, is the next sample's header though the sample read has no
+// frame yet: perf script right-aligns the process name of a sample it
+// prints no call chain for (a tracepoint's, by default), and pads a time
+// printed first, so such a header is indented like a frame; it has a time
+// or a [cpu] that frames have not.
 func (p *Parser) headerAfterHeader(data []byte) bool {
 	if len(data) == 0 || data[0] != ' ' {
 		return false
 	}
-	if !p.fresh && !(p.inSample && !p.hasName && len(p.ends) == 0 && len(p.pend) == 0) {
-		return false // a frame has been read, or no header (fresh), nor one without a name
+	if !p.inSample || !p.noFrame {
+		return false
 	}
 	line, _, _ := bytes.Cut(data, []byte{'\n'})
 	return p.looksLikeHeader(line)
@@ -290,6 +292,7 @@ func (p *Parser) headerShaped(line []byte) bool {
 
 func (p *Parser) begin() {
 	p.inSample = true
+	p.noFrame = true
 	p.skip, p.skipRest, p.hasName = false, false, false
 	p.pname = p.pname[:0]
 	p.weight = fold.Int(1)
