@@ -246,7 +246,7 @@ const maxSample = 64 << 10
 // samplePath reports whether the sample whose header Line has just read
 // may take the sample path.
 func (p *Parser) samplePath() bool {
-	return p.fresh && !p.noFast && !p.noIP && !p.opt.Srcline && !p.opt.Inline && p.inSample && !p.skip && !p.skipRest &&
+	return p.hasName && p.noFrame && !p.noFast && !p.noIP && !p.opt.Srcline && !p.opt.Inline && p.inSample && !p.skip && !p.skipRest &&
 		len(p.ends) == 0 && len(p.ids) == 0 && len(p.pend) == 0 && !p.weight.Float
 }
 
@@ -395,7 +395,6 @@ func (p *Parser) sample(data []byte) (rest []byte, lines int, ok bool, err error
 	// The sample is this path's now.
 	p.fastHits++
 	p.inSample = false
-	p.fresh = false
 	p.countSample()
 	if !batch {
 		return rest, lines, true, p.emit(p.joinStack(b, text, flags), p.weight)

@@ -253,8 +253,8 @@ func TestQuickHeader(t *testing.T) {
 			}, stream.NewDiag(&r.out, false))
 		}
 		state := func(p *Parser) string {
-			return fmt.Sprintf("in=%v skip=%v named=%v fresh=%v pname=%q weight=%v stats=%+v events=%q %v last=%d %v",
-				p.inSample, p.skip, p.hasName, p.fresh, p.pname, p.weight, p.stats, p.events, p.eventCounts, p.lastEvent, p.lastKept)
+			return fmt.Sprintf("in=%v skip=%v named=%v noFrame=%v pname=%q weight=%v stats=%+v events=%q %v last=%d %v",
+				p.inSample, p.skip, p.hasName, p.noFrame, p.pname, p.weight, p.stats, p.events, p.eventCounts, p.lastEvent, p.lastKept)
 		}
 		quick := 0
 		for _, l := range lines {

@@ -94,7 +94,7 @@ func (p *Parser) java() bool { return bytes.HasPrefix(p.pname, []byte("java")) }
 // frameKey is frameLine with the line's key (the trimmed line) and its
 // hash already computed.
 func (p *Parser) frameKey(name string, lineNo int, line, key []byte, h uint64) error {
-	p.fresh, p.noFrame = false, false
+	p.noFrame = false
 	p.commit()
 	if p.skip || p.skipRest {
 		return nil

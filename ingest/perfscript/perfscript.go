@@ -140,7 +140,6 @@ type Parser struct {
 	dids          []uint32
 
 	// The sample path (fast.go).
-	fresh      bool // a header has just been read: no frame line yet
 	noFrame    bool // no frame line read since the sample began
 	noFast     bool // the path stopped: most samples were not its
 	fastHits   int64
@@ -304,7 +303,6 @@ func (p *Parser) begin() {
 	p.byID = p.batch != nil && !p.noBatch
 	p.ids = p.ids[:0]
 	p.idText = 0
-	p.fresh = false
 }
 
 // End finishes the sample being read, if any: call it at the end of each
@@ -669,7 +667,6 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte) error {
 func (p *Parser) named(comm, pidTid []byte) {
 	p.begin()
 	p.hasName = true
-	p.fresh = true
 	p.pname = appendComm(p.pname[:0], comm)
 	if p.opt.PID || p.opt.TID {
 		pid, tid := []byte("?"), []byte("?")
