@@ -1162,25 +1162,15 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 	defer f.Close()
 	var t symtab
 	r := bufio.NewReader(f)
+	var readErr error // the symbols read before it are kept, as perf keeps them
 	for {
-		line, err := r.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			// A line longer than the buffer: read it whole.
-			long := append([]byte(nil), line...)
-			for err == bufio.ErrBufferFull {
-				line, err = r.ReadSlice('\n')
-				long = append(long, line...)
-			}
-			line = long
+		line, err := r.ReadBytes('\n')
+		if err != nil && err != io.EOF {
+			readErr = err
+			break
 		}
 		if len(line) == 0 {
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			continue
+			break // the end
 		}
 		line = line[:len(line)-1]
 		n, start := strtoull16(line)
@@ -1201,9 +1191,6 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 		}
 		off, nlen := t.addName(string(name))
 		t.syms = append(t.syms, symbol{start: start, end: end, name: off, nlen: nlen, bind: uint8(elf.STB_GLOBAL), typ: uint8(elf.STT_FUNC)})
-		if err != nil {
-			break
-		}
 	}
 	// perf fixes up no JIT map: a zero size names its start alone, and
 	// a range named twice keeps both names, for its tree to choose.
@@ -1211,7 +1198,7 @@ func (s *symbolizer) loadPerfMap(d *dso) error {
 	t.syms = sortSyms(t.syms)
 	markCovered(t.syms)
 	d.tab = t
-	return nil
+	return readErr
 }
 
 // strtoull16 reads a number as C's strtoull(s, &end, 16) does: blanks

@@ -786,8 +786,6 @@ func (e *UnknownEventError) Error() string {
 	return b.String()
 }
 
-// CheckEventFilter returns an *UnknownEventError when filter (as given by
-// the user) matched no sample of an input that had samples.
 // CheckChains says, when every sample folded had no frame, that perf
 // script printed no call chain (a tracepoint's samples print none by
 // default, and none print without the ip field); and it is an error when
@@ -803,6 +801,8 @@ func CheckChains(w io.Writer, st Stats) error {
 	return nil
 }
 
+// CheckEventFilter returns an *UnknownEventError when filter (as given by
+// the user) matched no sample of an input that had samples.
 func CheckEventFilter(filter string, st Stats) error {
 	if filter == "" || st.Samples > 0 || st.Filtered == 0 {
 		return nil
