@@ -29,7 +29,7 @@ type NotProfileError struct {
 func (e *NotProfileError) Error() string {
 	var b strings.Builder
 	if e.What != "" {
-		fmt.Fprintf(&b, "this is %s, not a profile", e.What)
+		fmt.Fprintf(&b, "this is %s, %s", e.What, e.denial())
 	} else {
 		b.WriteString("not a profile in a format pfold reads")
 	}
@@ -47,11 +47,20 @@ func (e *NotProfileError) Error() string {
 func (e *NotProfileError) LooksLike() string {
 	switch {
 	case e.What != "" && e.Hint != "":
-		return "looks like " + e.What + ", not a profile: " + e.Hint
+		return "looks like " + e.What + ", " + e.denial() + ": " + e.Hint
 	case e.What != "":
-		return "looks like " + e.What + ", not a profile"
+		return "looks like " + e.What + ", " + e.denial()
 	}
 	return ""
+}
+
+// denial says why What is refused: it is not a profile, or (a callgrind
+// profile) it is one in a format that is only written here.
+func (e *NotProfileError) denial() string {
+	if strings.HasSuffix(e.What, " profile") {
+		return "a format pfold does not read"
+	}
+	return "not a profile"
 }
 
 // Detect names the format of an input from its first bytes (up to
@@ -281,7 +290,7 @@ var magics = []struct {
 	{0, "MZ", "a Windows executable", "", true},
 	{0, "\x00asm", "a WebAssembly module", "", false},
 	{0, "SQLite format 3\x00", "an SQLite database", "", false},
-	{0, callgrindMagic, "a callgrind profile", "open it with kcachegrind or callgrind_annotate; pfold writes this format (pcallgrind), it does not read it", true},
+	{0, callgrindMagic, "a callgrind profile", "open it with kcachegrind or callgrind_annotate (pcallgrind writes this format)", true},
 	// Its indented counts look like perf script's frame lines to that
 	// sniffer, hence strong.
 	{0, "==================================\n  ", "a stackprof-style text report (stackprof --text, ptop)", "it is a report already: fold the profile it was made from", false},

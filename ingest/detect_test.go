@@ -189,6 +189,7 @@ func TestDetect(t *testing.T) {
 			strings.Repeat("  50000000  (19.3%)    48500000  (18.7%)     _PyEval_EvalFrameDefault\n", 5), "", "this is a stackprof-style text report (stackprof --text, ptop), not a profile: it is a report already"},
 		{"==================================\n  Mode: cpu(1000)\n  Samples: 4 (0.00% miss rate)\n", "", "a stackprof-style text report"},
 		{"digraph profile {\n  node [shape=box];\n}\n", "", "a Graphviz graph (pdot's output?), not a profile: render it with dot -Tsvg"},
+		{"# callgrind format\nversion: 1\ncreator: pcallgrind\n", "", "this is a callgrind profile, a format pfold does not read: open it with kcachegrind or callgrind_annotate (pcallgrind writes this format)"},
 		{"a;b 10 20\na;c 5 0\n", "", "this is a differential of folded stacks (BEFORE AFTER, as pdiff writes it), not a profile: pflame draws it"},
 	}
 	for _, tt := range tests {
