@@ -174,7 +174,13 @@ func (m *machine) comm(pid, tid int32, comm string) {
 	t.comm, t.commSet = comm, true
 }
 
-func (m *machine) fork(pid, ppid, tid, ptid int32) {
+// fork starts thread tid of process pid from thread ptid of ppid. A
+// new process starts with a copy of its parent's maps, unless the fork
+// is one perf record synthesized for a process already running
+// (miscForkExec): its own mappings follow, and perf's machine__process_
+// fork_event copies nothing then, so an address in none of them is
+// unknown rather than the parent's.
+func (m *machine) fork(pid, ppid, tid, ptid int32, misc uint16) {
 	parent := m.findThread(ppid, ptid)
 	delete(m.threads, tid) // a new thread reusing an old tid replaces it
 	m.last = nil
@@ -182,7 +188,7 @@ func (m *machine) fork(pid, ppid, tid, ptid int32) {
 	if parent.commSet {
 		t.comm, t.commSet = parent.comm, true
 	}
-	if pid != ppid && t.maps != parent.maps {
+	if pid != ppid && t.maps != parent.maps && misc&miscForkExec == 0 {
 		t.maps.m = append(t.maps.m[:0:0], parent.maps.m...) // a new process: a copy of the parent's maps
 		t.maps.changed()
 	}
@@ -254,6 +260,7 @@ func (ms *maps) find(addr uint64) *mapping {
 
 const (
 	miscCommExec    = 1 << 13
+	miscForkExec    = 1 << 13
 	miscMmapData    = 1 << 13
 	miscMmapBuildID = 1 << 14
 	protExec        = 4

@@ -633,7 +633,7 @@ func (rp *replay) deliver(typ uint32, misc uint16, body []byte, off int64) error
 		if len(body) < 16 {
 			return errAt(off, "fork record too short")
 		}
-		rp.mach.fork(int32(le.Uint32(body)), int32(le.Uint32(body[4:])), int32(le.Uint32(body[8:])), int32(le.Uint32(body[12:])))
+		rp.mach.fork(int32(le.Uint32(body)), int32(le.Uint32(body[4:])), int32(le.Uint32(body[8:])), int32(le.Uint32(body[12:])), misc)
 	case recMMAP, recMMAP2:
 		return rp.mach.mmap(typ, misc, body, off)
 	case recKSYMBOL:
