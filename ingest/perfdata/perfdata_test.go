@@ -375,3 +375,24 @@ func TestPerfMapAsPerf(t *testing.T) {
 		}
 	}
 }
+
+// TestRunningVDSO: the running kernel's vdso, which names the vdso's
+// frames of a recording with no build id for it, is read with symbols.
+func TestRunningVDSO(t *testing.T) {
+	image, err := runningVDSO()
+	if err != nil {
+		t.Skipf("no vdso here: %v", err)
+	}
+	d := &dso{name: "[vdso]", kind: dsoVDSO}
+	s := &symbolizer{}
+	if err := s.loadVDSO(d); err != nil {
+		t.Fatal(err)
+	}
+	if len(image) < 4 || string(image[:4]) != "\x7fELF" || d.tab.size() == 0 {
+		t.Fatalf("vdso of %d bytes, %d symbols", len(image), len(d.tab.syms))
+	}
+	s.opt.Symfs = t.TempDir() // another machine's recording: not this vdso
+	if err := s.loadVDSO(&dso{name: "[vdso]", kind: dsoVDSO}); err == nil {
+		t.Errorf("with --symfs, the running vdso was read")
+	}
+}

@@ -1005,6 +1005,35 @@ func pltSymbols(f *elf.File, s *symbolizer, t *symtab) []symbol {
 	return out
 }
 
+// runningVDSO returns the image of this process's vdso, which is the
+// running kernel's.
+func runningVDSO() ([]byte, error) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(maps), "\n") {
+		if !strings.HasSuffix(line, " [vdso]") {
+			continue
+		}
+		var start, end uint64
+		if _, err := fmt.Sscanf(line, "%x-%x", &start, &end); err != nil || end <= start || end-start > 1<<20 {
+			return nil, fmt.Errorf("/proc/self/maps: bad vdso line %q", line)
+		}
+		mem, err := os.Open("/proc/self/mem")
+		if err != nil {
+			return nil, err
+		}
+		defer mem.Close()
+		image := make([]byte, end-start)
+		if _, err := mem.ReadAt(image, int64(start)); err != nil {
+			return nil, err
+		}
+		return image, nil
+	}
+	return nil, fmt.Errorf("no vdso in /proc/self/maps")
+}
+
 // --- kernel ------------------------------------------------------------
 
 // loadKallsyms reads the kernel's symbols from --kallsyms or, when the
@@ -1249,10 +1278,30 @@ func hexDigit(c byte) int {
 	return -1
 }
 
-// loadVDSO reads the vdso perf saved in its build-id cache.
+// loadVDSO reads the vdso perf saved in its build-id cache. A recording
+// with no build id for it (perf record --no-buildid; perf 6.1's -z
+// records none) is read as perf script reads it: with the running
+// kernel's vdso, as with /proc/kallsyms, unless --symfs says the
+// recording is another machine's.
 func (s *symbolizer) loadVDSO(d *dso) error {
-	if len(d.buildID) == 0 || s.opt.BuildIDDir == "" {
-		return fmt.Errorf("no build id for the vdso")
+	if len(d.buildID) == 0 {
+		if s.opt.Symfs != "" {
+			return fmt.Errorf("no build id for the vdso")
+		}
+		image, err := runningVDSO()
+		if err != nil {
+			return fmt.Errorf("no build id for the vdso, and the running one: %v", err)
+		}
+		f, err := elf.NewFile(bytes.NewReader(image))
+		if err != nil {
+			return fmt.Errorf("no build id for the vdso, and the running one: %v", err)
+		}
+		d.tab = s.elfSymbols(f, f, f.Section(".symtab") == nil)
+		fixup(&d.tab, false)
+		return nil
+	}
+	if s.opt.BuildIDDir == "" {
+		return fmt.Errorf("no build-id cache to read the vdso from")
 	}
 	h := buildIDHex(d.buildID)
 	for _, p := range []string{
