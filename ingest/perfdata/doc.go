@@ -1,5 +1,5 @@
 // Package perfdata reads perf record's perf.data, in file mode and pipe
-// mode: the header, the event attributes and feature sections, and the
+// mode, its records compressed (perf record -z) or not: the header, the event attributes and feature sections, and the
 // records in the order perf processes them, naming each frame as perf
 // script does (ELF symbol tables, debug files, the build-id cache, the
 // kernel's symbols, JIT maps).

@@ -35,6 +35,7 @@ const (
 	recHeaderFeature = 80
 	recCompressed    = 81
 	recFinishedInit  = 82
+	recCompressed2   = 83
 )
 
 // sample_type bits.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,6 +26,9 @@ func FuzzReplay(f *testing.F) {
 		f.Add(data)
 		f.Add(data[:len(data)/2])
 		f.Add(data[:200])
+		// As perf record -z writes it.
+		f.Add(compressLike(f, data, rand.New(rand.NewSource(1)), false))
+		f.Add(compressLike(f, data, rand.New(rand.NewSource(2)), true))
 	}
 	pipe := append([]byte("PERFILE2"), 16, 0, 0, 0, 0, 0, 0, 0)
 	f.Add(pipe)

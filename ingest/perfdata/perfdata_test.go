@@ -94,8 +94,9 @@ func needPerf(t *testing.T) string {
 	return testenv.NeedTool(t, "Debian package linux-perf", "perf")
 }
 
-// TestFreshRecording records a workload now, in file and pipe mode, and
-// compares the replay with perf script on this machine.
+// TestFreshRecording records a workload now, in file and pipe mode and
+// compressed (perf record -z, whose records also carry no build ids in
+// perf 6.1), and compares the replay with perf script on this machine.
 func TestFreshRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records with perf")
@@ -111,14 +112,18 @@ func TestFreshRecording(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	home := t.TempDir() // perf's build-id cache, shared by perf and the replay
-	for _, mode := range []string{"file", "pipe"} {
+	for _, mode := range []string{"file", "pipe", "z"} {
 		t.Run(mode, func(t *testing.T) {
 			data := filepath.Join(dir, mode+".data")
 			out := data
 			if mode == "pipe" {
 				out = "-" // perf writes the pipe format to stdout
 			}
-			cmd := exec.Command(perf, "record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", out, "--", bin)
+			args := []string{"record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", out}
+			if mode == "z" {
+				args = append(args, "-z")
+			}
+			cmd := exec.Command(perf, append(args, "--", bin)...)
 			cmd.Env = append(os.Environ(), "HOME="+home)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -139,6 +144,11 @@ func TestFreshRecording(t *testing.T) {
 			if mode == "pipe" {
 				if b, _ := os.ReadFile(data); len(b) < 16 || binary.LittleEndian.Uint64(b[8:]) != 16 {
 					t.Fatalf("perf record -o - did not write the pipe format")
+				}
+			}
+			if mode == "z" {
+				if b, _ := os.ReadFile(data); len(b) < 104 || countRecords(b, recCompressed)+countRecords(b, recCompressed2) == 0 {
+					t.Fatalf("perf record -z wrote no compressed records")
 				}
 			}
 			ps := exec.Command(perf, "script", "-i", data, "-F", "+pid")

@@ -177,11 +177,12 @@ type replay struct {
 	// are its own (a start is then the record's offset in it), not
 	// copies in the arena.
 	mapped    []byte
-	mappedLen int      // the bytes the arena would hold
-	runs      []int    // sortQueue's
-	mergeBuf  []queued // sortQueue's
-	arena     []byte   // bodies of the queued records
-	spare     []byte   // the other arena, for compacting
+	mappedLen int       // the bytes the arena would hold
+	z         *inflater // perf record -z's stream, once met
+	runs      []int     // sortQueue's
+	mergeBuf  []queued  // sortQueue's
+	arena     []byte    // bodies of the queued records
+	spare     []byte    // the other arena, for compacting
 	seq       uint32
 	nextFlush uint64
 	maxTime   uint64
@@ -251,6 +252,7 @@ func (rp *replay) start() {
 }
 
 func (rp *replay) run(src *source) error {
+	defer rp.stopInflate()
 	for {
 		typ, misc, rec, off, err := src.next()
 		if err == io.EOF {
@@ -298,58 +300,87 @@ func (rp *replay) run(src *source) error {
 				return errAt(off, "truncated auxtrace data")
 			}
 			continue
-		case recCompressed:
-			return errAt(off, "compressed records (perf record -z) are not read yet: fold it with `perf script -i FILE | pfold`")
-		}
-		if len(rp.h.Attrs) == 0 {
-			return errAt(off, "record of type %d before any event attribute", typ)
-		}
-		rp.start()
-		if typ == recFinishedRound {
-			if err := rp.flush(rp.nextFlush); err != nil {
-				return err
-			}
-			rp.nextFlush = rp.maxTime
-			continue
-		}
-		if typ >= 64 {
-			continue // other perf-internal records
-		}
-		var t uint64
-		var ok bool
-		if typ == recSAMPLE {
-			t, ok = rp.dec.sampleTime(body)
-		} else {
-			t, ok = rp.dec.trailerTime(body)
-		}
-		if !ok || t == 0 || t == ^uint64(0) {
-			if err := rp.out(typ, misc, body, off); err != nil {
+		case recCompressed, recCompressed2:
+			if err := rp.inflate(typ, rec, off); err != nil {
 				return err
 			}
 			continue
 		}
-		if rp.arenaLen() > maxArena {
-			if err := rp.flush(^uint64(0)); err != nil {
-				return err
-			}
+		if err := rp.record(typ, misc, rec, off); err != nil {
+			return err
 		}
-		rp.seq++
-		if rp.mapped != nil {
-			rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, start: uint32(off)})
-			rp.mappedLen += 8 + len(rec)
-			rp.maxTime = max(rp.maxTime, t)
-			continue
-		}
-		start := len(rp.arena)
-		rp.arena = binary.LittleEndian.AppendUint64(rp.arena, uint64(off))
-		rp.arena = append(rp.arena, rec...)
-		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, start: uint32(start)})
-		rp.maxTime = max(rp.maxTime, t)
 	}
+	rp.inflatedAll()
 	if rp.dec == nil {
 		return nil
 	}
 	return rp.flush(^uint64(0))
+}
+
+// record replays or queues a record that is not one of perf's own
+// header records: rec is valid only until record returns, unless it is
+// in the mapping (and off is its place there).
+func (rp *replay) record(typ uint32, misc uint16, rec []byte, off int64) error {
+	body := rec[8:]
+	if len(rp.h.Attrs) == 0 {
+		return errAt(off, "record of type %d before any event attribute", typ)
+	}
+	rp.start()
+	if typ == recFinishedRound {
+		if err := rp.flush(rp.nextFlush); err != nil {
+			return err
+		}
+		rp.nextFlush = rp.maxTime
+		return nil
+	}
+	if typ >= 64 {
+		return nil // other perf-internal records
+	}
+	var t uint64
+	var ok bool
+	if typ == recSAMPLE {
+		t, ok = rp.dec.sampleTime(body)
+	} else {
+		t, ok = rp.dec.trailerTime(body)
+	}
+	if !ok || t == 0 || t == ^uint64(0) {
+		return rp.out(typ, misc, body, off)
+	}
+	if rp.arenaLen() > maxArena {
+		if err := rp.flush(^uint64(0)); err != nil {
+			return err
+		}
+	}
+	rp.seq++
+	if rp.mapped != nil {
+		rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, start: uint32(off)})
+		rp.mappedLen += 8 + len(rec)
+		rp.maxTime = max(rp.maxTime, t)
+		return nil
+	}
+	start := len(rp.arena)
+	rp.arena = binary.LittleEndian.AppendUint64(rp.arena, uint64(off))
+	rp.arena = append(rp.arena, rec...)
+	rp.queue = append(rp.queue, queued{time: t, seq: rp.seq, start: uint32(start)})
+	rp.maxTime = max(rp.maxTime, t)
+	return nil
+}
+
+// unmap copies the records queued in place in the mapping to the arena,
+// so that records from elsewhere may be queued among them.
+func (rp *replay) unmap() {
+	if rp.mapped == nil {
+		return
+	}
+	for i := range rp.queue {
+		q := &rp.queue[i]
+		off, _, _, rec := rp.queuedAt(q.start)
+		start := len(rp.arena)
+		rp.arena = binary.LittleEndian.AppendUint64(rp.arena, uint64(off))
+		rp.arena = append(rp.arena, rec...)
+		q.start = uint32(start)
+	}
+	rp.mapped, rp.mappedLen = nil, 0
 }
 
 // flush delivers the queued records with time <= limit, in time order

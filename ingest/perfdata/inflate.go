@@ -1,0 +1,213 @@
+package perfdata
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// perf record -z compresses what it reads from the ring buffers as one
+// zstd stream, for the whole recording, and cuts it into COMPRESSED
+// records (COMPRESSED2 since perf 6.15: an 8-byte length, then the
+// bytes, padded) between its own uncompressed ones (FINISHED_ROUND). A
+// record of the stream may straddle two COMPRESSED records, and so may a
+// zstd block: perf reads each COMPRESSED record as it comes and replays
+// every record decompressed so far, keeping a record's first bytes for
+// the next. So does the inflater.
+//
+// klauspost/compress's decoder pulls its input through an io.Reader and
+// cannot be told "no more input for now", so it runs on a goroutine:
+// given a COMPRESSED record's bytes, it sends back what they decompress
+// to, and then that it wants more (starved); a block cut between two
+// records waits there for the second.
+type inflater struct {
+	dec  *zstd.Decoder
+	in   chan []byte // payloads, to the decoder's reader
+	out  chan inflated
+	done chan struct{} // closed when the replay no longer reads out
+	fed  bool          // the reader has had a payload
+	cur  []byte        // the reader's payload, being read
+	free chan []byte   // out's buffers, back from the replay
+
+	buf     []byte // decompressed bytes not yet replayed: a record's start
+	payload []byte // the payload given to in, copied
+}
+
+// inflated is the decoder goroutine's message: data, or an error, or
+// neither (starved: every byte of the payloads so far is decompressed).
+type inflated struct {
+	data []byte
+	err  error
+}
+
+// Read is the decoder's input: the payloads, in order. Before waiting
+// for the next one it tells the replay that all it had is decompressed.
+func (z *inflater) Read(p []byte) (int, error) {
+	for len(z.cur) == 0 {
+		if z.fed && !z.send(inflated{}) {
+			return 0, errStopped
+		}
+		select {
+		case z.cur = <-z.in:
+		case <-z.done:
+			return 0, errStopped
+		}
+		z.fed = true
+	}
+	n := copy(p, z.cur)
+	z.cur = z.cur[n:]
+	return n, nil
+}
+
+func (z *inflater) send(m inflated) bool {
+	select {
+	case z.out <- m:
+		return true
+	case <-z.done:
+		return false
+	}
+}
+
+// inflateBuf bounds one message of decompressed bytes; a zstd block
+// decompresses to at most 128 KiB, and the decoder returns one at a time.
+const inflateBuf = 128 << 10
+
+func newInflater() (*inflater, error) {
+	z := &inflater{in: make(chan []byte), out: make(chan inflated), done: make(chan struct{}), free: make(chan []byte, 2)}
+	// perf's levels (1 to 22) use windows of up to 128 MiB: a frame
+	// that claims more is not perf's, and is not given the memory.
+	dec, err := zstd.NewReader(z, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(128<<20))
+	if err != nil {
+		return nil, err
+	}
+	z.dec = dec
+	z.free <- make([]byte, inflateBuf)
+	z.free <- make([]byte, inflateBuf)
+	go func() {
+		defer z.dec.Close() // here: Close must not run during a Read
+		for {
+			var b []byte
+			select {
+			case b = <-z.free:
+			case <-z.done:
+				return
+			}
+			n, err := z.dec.Read(b)
+			if n > 0 && !z.send(inflated{data: b[:n]}) {
+				return
+			}
+			if n == 0 {
+				z.free <- b
+			}
+			if err != nil {
+				if !errors.Is(err, errStopped) {
+					z.send(inflated{err: err})
+				}
+				return
+			}
+		}
+	}()
+	return z, nil
+}
+
+// close stops the decoder goroutine.
+func (z *inflater) close() { close(z.done) }
+
+// payload returns the zstd bytes of a COMPRESSED or COMPRESSED2 record.
+func payload(typ uint32, rec []byte, off int64) ([]byte, error) {
+	if typ == recCompressed {
+		return rec[8:], nil
+	}
+	if len(rec) < 16 {
+		return nil, errAt(off, "compressed record too short")
+	}
+	n := binary.LittleEndian.Uint64(rec[8:])
+	if n > uint64(len(rec)-16) {
+		return nil, errAt(off, "compressed record of %d bytes claims %d", len(rec), n)
+	}
+	return rec[16 : 16+n], nil
+}
+
+// inflate decompresses the payload of the COMPRESSED record at off and
+// replays every record it completes, as if it stood at off.
+func (rp *replay) inflate(typ uint32, rec []byte, off int64) error {
+	p, err := payload(typ, rec, off)
+	if err != nil {
+		return err
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	if rp.z == nil {
+		if rp.z, err = newInflater(); err != nil {
+			return errAt(off, "zstd: %v", err)
+		}
+	}
+	// Records in the stream are not in the mapping: queued ones are
+	// copied, as for a recording read through a buffer.
+	rp.unmap()
+	z := rp.z
+	// A copy: a mapped recording's bytes are read under CatchFault on
+	// this goroutine only, and the decoder's is another.
+	z.payload = append(z.payload[:0], p...)
+	z.in <- z.payload
+	for {
+		m := <-z.out
+		if m.err != nil {
+			return errAt(off, "compressed records (perf record -z): zstd: %v", m.err)
+		}
+		if m.data == nil {
+			return nil // starved: the payload is read
+		}
+		z.buf = append(z.buf, m.data...)
+		z.free <- m.data[:cap(m.data)]
+		if err := rp.replayInflated(off); err != nil {
+			return err
+		}
+	}
+}
+
+// replayInflated replays the whole records at the start of the
+// decompressed bytes, keeping the rest.
+func (rp *replay) replayInflated(off int64) error {
+	z := rp.z
+	b := z.buf
+	for len(b) >= 8 {
+		typ := binary.LittleEndian.Uint32(b)
+		misc := binary.LittleEndian.Uint16(b[4:])
+		size := int(binary.LittleEndian.Uint16(b[6:]))
+		if size < 8 {
+			return errAt(off, "compressed records (perf record -z): a record of type %d claims %d bytes", typ, size)
+		}
+		if len(b) < size {
+			break
+		}
+		if typ == recCompressed || typ == recCompressed2 {
+			return errAt(off, "compressed records (perf record -z): a compressed record inside them")
+		}
+		if err := rp.record(typ, misc, b[:size:size], off); err != nil {
+			return err
+		}
+		b = b[size:]
+	}
+	z.buf = z.buf[:copy(z.buf, b)]
+	return nil
+}
+
+// inflatedAll checks, at the end of the recording, that the compressed
+// records ended with a whole record.
+func (rp *replay) inflatedAll() {
+	if rp.z != nil && len(rp.z.buf) > 0 && rp.opt.Warn != nil {
+		rp.opt.Warn(fmt.Sprintf("the compressed records (perf record -z) end inside a record: its first %d bytes are left out, as perf script leaves them", len(rp.z.buf)))
+	}
+}
+
+// stopInflate stops the decoder goroutine, if any.
+func (rp *replay) stopInflate() {
+	if rp.z != nil {
+		rp.z.close()
+		rp.z = nil
+	}
+}

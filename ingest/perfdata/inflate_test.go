@@ -1,0 +1,172 @@
+package perfdata
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/pfold/pfold/internal/stacktest"
+)
+
+// compressLike rewrites the file-mode recording data as perf record -z
+// writes one: the kernel's records as one zstd stream, flushed before
+// each of perf's own records (FINISHED_ROUND), which stay as they are,
+// and cut at random bytes into COMPRESSED records (COMPRESSED2 records,
+// padded to 8 bytes, with two), so that records and zstd blocks
+// straddle two of them.
+func compressLike(tb testing.TB, data []byte, rnd *rand.Rand, two bool) []byte {
+	le := binary.LittleEndian
+	dataOff, dataLen := int(le.Uint64(data[40:])), int(le.Uint64(data[48:]))
+	nfeat := 0
+	for bit := 0; bit < 256; bit++ {
+		if bitSet(data[72:104], bit) {
+			nfeat++
+		}
+	}
+	table := data[dataOff+dataLen : dataOff+dataLen+16*nfeat]
+
+	var out, z bytes.Buffer
+	enc, err := zstd.NewWriter(&z, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	emit := func() {
+		if err := enc.Flush(); err != nil {
+			tb.Fatal(err)
+		}
+		for p := z.Bytes(); len(p) > 0; {
+			n := 1 + rnd.Intn(200)
+			if rnd.Intn(4) == 0 {
+				n = 1 + rnd.Intn(65000)
+			}
+			n = min(n, len(p))
+			var rec []byte
+			if two {
+				size := (16 + n + 7) &^ 7
+				rec = le.AppendUint32(rec, recCompressed2)
+				rec = le.AppendUint16(rec, 0)
+				rec = le.AppendUint16(rec, uint16(size))
+				rec = le.AppendUint64(rec, uint64(n))
+				rec = append(rec, p[:n]...)
+				rec = append(rec, make([]byte, size-16-n)...)
+			} else {
+				rec = le.AppendUint32(rec, recCompressed)
+				rec = le.AppendUint16(rec, 0)
+				rec = le.AppendUint16(rec, uint16(8+n))
+				rec = append(rec, p[:n]...)
+			}
+			out.Write(rec)
+			p = p[n:]
+		}
+		z.Reset()
+	}
+	for d := data[dataOff : dataOff+dataLen]; len(d) > 0; {
+		typ, size := le.Uint32(d), int(le.Uint16(d[6:]))
+		if typ < 64 {
+			enc.Write(d[:size])
+		} else {
+			emit()
+			out.Write(d[:size])
+		}
+		d = d[size:]
+	}
+	emit()
+	enc.Close()
+
+	file := append([]byte(nil), data...)
+	le.PutUint64(file[40:], uint64(len(data)))
+	le.PutUint64(file[48:], uint64(out.Len()))
+	file = append(file, out.Bytes()...)
+	return append(file, table...)
+}
+
+// countRecords counts the records of type typ in a file-mode recording.
+func countRecords(file []byte, typ uint32) int {
+	le := binary.LittleEndian
+	n := 0
+	d := file[le.Uint64(file[40:]):]
+	d = d[:le.Uint64(file[48:])]
+	for len(d) > 0 {
+		if le.Uint32(d) == typ {
+			n++
+		}
+		d = d[le.Uint16(d[6:]):]
+	}
+	return n
+}
+
+// TestCompressed: a recording rewritten as perf record -z writes it
+// replays as the recording does, read in place or through a buffer.
+func TestCompressed(t *testing.T) {
+	root := "../../testdata/perfdata"
+	for _, name := range []string{"cwork", "kernel", "jit"} {
+		dir := filepath.Join(root, name)
+		installJITMaps(t, dir)
+		opt := Options{Symbols: SymbolOptions{
+			Symfs:      filepath.Join(root, "symfs"),
+			Kallsyms:   filepath.Join(dir, "kallsyms"),
+			BuildIDDir: t.TempDir(),
+		}}
+		want := script(t, filepath.Join(dir, "perf.data"), opt)
+		data := stacktest.ReadFile(t, filepath.Join(dir, "perf.data"))
+		for seed := int64(1); seed <= 4; seed++ {
+			two := seed%2 == 0
+			packed := compressLike(t, []byte(data), rand.New(rand.NewSource(seed)), two)
+			if n := countRecords(packed, recCompressed) + countRecords(packed, recCompressed2); n < 2 {
+				t.Fatalf("%s: %d compressed records written", name, n)
+			}
+			path := filepath.Join(t.TempDir(), "perf.data")
+			if err := os.WriteFile(path, packed, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := script(t, path, opt); !bytes.Equal(got, want) {
+				t.Errorf("%s, seed %d (COMPRESSED2 %v), mapped: %s", name, seed, two, stacktest.FirstDiff(string(got), string(want)))
+			}
+			var got bytes.Buffer
+			if err := WriteScript(&got, io.MultiReader(bytes.NewReader(packed)), opt); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want) {
+				t.Errorf("%s, seed %d (COMPRESSED2 %v), read: %s", name, seed, two, stacktest.FirstDiff(got.String(), string(want)))
+			}
+		}
+	}
+}
+
+// TestCompressedDamaged: a corrupt compressed stream is an error at the
+// record it is in, not a silent loss.
+func TestCompressedDamaged(t *testing.T) {
+	root := "../../testdata/perfdata/cwork"
+	data := stacktest.ReadFile(t, filepath.Join(root, "perf.data"))
+	packed := compressLike(t, []byte(data), rand.New(rand.NewSource(1)), false)
+	le := binary.LittleEndian
+	dataOff := int(le.Uint64(packed[40:]))
+	// The first COMPRESSED record's payload, past the zstd frame header.
+	first := -1
+	for off := dataOff; ; {
+		typ, size := le.Uint32(packed[off:]), int(le.Uint16(packed[off+6:]))
+		if typ == recCompressed && size > 40 {
+			first = off
+			break
+		}
+		off += size
+	}
+	bad := append([]byte(nil), packed...)
+	for i := first + 20; i < first+int(le.Uint16(bad[first+6:])); i++ {
+		bad[i] ^= 0x5a
+	}
+	opt := Options{Symbols: SymbolOptions{Symfs: "/nonexistent", Kallsyms: "/nonexistent", BuildIDDir: "/nonexistent"}}
+	var fe *FormatError
+	_, err := Replay(bytes.NewReader(bad), opt, func(*Sample, string, []Frame) error { return nil })
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "zstd") {
+		t.Errorf("corrupt payload: %v, want a FormatError naming zstd", err)
+	}
+}
