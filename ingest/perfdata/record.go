@@ -153,7 +153,9 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 	a := d.attrOfSample(body)
 	st := a.SampleType
 	cc := s.Callchain[:0]
-	*s = Sample{Attr: a, CPUMode: misc & 7, Callchain: cc, Branches: s.Branches[:0]}
+	// A recording with a fixed period (perf record -c) samples no
+	// period: perf takes the event's, as here.
+	*s = Sample{Attr: a, CPUMode: misc & 7, Period: a.Period, Callchain: cc, Branches: s.Branches[:0]}
 	le := binary.LittleEndian
 	p := body
 	if st&sampleIdentifier != 0 {

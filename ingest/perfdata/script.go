@@ -33,7 +33,7 @@ func appendHeader(dst []byte, a *Attr, comm string, pid, tid int32, time, period
 		dst = appendPadded(dst, us, 10, 6, '0')
 		dst = append(dst, ':')
 	}
-	if a.SampleType&samplePeriod != 0 {
+	if a.SampleType&samplePeriod != 0 || a.Period != 0 { // -c: the event's period
 		dst = append(dst, ' ')
 		dst = strconv.AppendUint(dst, period, 10)
 	}
