@@ -261,9 +261,7 @@ func (ms *maps) find(addr uint64) *mapping {
 const (
 	miscCommExec    = 1 << 13
 	miscForkExec    = 1 << 13
-	miscMmapData    = 1 << 13
 	miscMmapBuildID = 1 << 14
-	protExec        = 4
 )
 
 // mmap handles MMAP and MMAP2 records.
@@ -275,7 +273,6 @@ func (m *machine) mmap(typ uint32, misc uint16, body []byte, off int64) error {
 	pid, tid := int32(le.Uint32(body)), int32(le.Uint32(body[4:]))
 	start, length, pgoff := le.Uint64(body[8:]), le.Uint64(body[16:]), le.Uint64(body[24:])
 	p := body[32:]
-	prot := uint32(protExec)
 	var buildID []byte
 	if typ == recMMAP2 {
 		if len(p) < 32 {
@@ -288,13 +285,11 @@ func (m *machine) mmap(typ uint32, misc uint16, body []byte, off int64) error {
 			}
 			buildID = append([]byte(nil), p[4:4+n]...)
 		}
-		prot = le.Uint32(p[24:])
 		p = p[32:]
 	}
 	name := string(cstring(p))
-	if misc&miscMmapData != 0 && typ == recMMAP || typ == recMMAP2 && prot&protExec == 0 {
-		return nil // data mappings hold no code
-	}
+	// Data mappings (perf record -d) hold no code, but perf keeps them
+	// with the others: a stray address in one names its binary.
 	cpumode := misc & 7
 	if pid == -1 || cpumode == cpumodeKernel {
 		m.kernelMmap(name, start, length, pgoff)

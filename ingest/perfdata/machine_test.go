@@ -31,3 +31,26 @@ func TestSynthesizedFork(t *testing.T) {
 		t.Errorf("fork: the parent's mapping was not copied: %v", mp)
 	}
 }
+
+// TestDataMappings: a data mapping (perf record -d) is kept with the
+// others, as perf keeps it: an address in it names its binary.
+func TestDataMappings(t *testing.T) {
+	m := newMachine(newSymbolizer(SymbolOptions{}, &Header{}, nil))
+	le := binary.LittleEndian
+	var body []byte
+	body = le.AppendUint32(body, 10)
+	body = le.AppendUint32(body, 10)
+	body = le.AppendUint64(body, 0x7f0000200000)
+	body = le.AppendUint64(body, 0x2000)
+	body = le.AppendUint64(body, 0x1d000)
+	body = append(body, make([]byte, 24)...) // maj, min, ino, ino_generation
+	body = le.AppendUint32(body, 3)          // prot: read, write
+	body = le.AppendUint32(body, 2)          // flags: private
+	body = append(body, "/usr/lib/libx.so\x00\x00\x00\x00\x00\x00\x00\x00"...)
+	if err := m.mmap(recMMAP2, cpumodeUser, body, 0); err != nil {
+		t.Fatal(err)
+	}
+	if mp := m.findThread(10, 10).maps.find(0x7f0000201000); mp == nil || mp.dso.name != "/usr/lib/libx.so" {
+		t.Errorf("the data mapping is not kept: %v", mp)
+	}
+}

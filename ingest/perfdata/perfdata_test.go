@@ -94,9 +94,10 @@ func needPerf(t *testing.T) string {
 	return testenv.NeedTool(t, "Debian package linux-perf", "perf")
 }
 
-// TestFreshRecording records a workload now, in file and pipe mode and
+// TestFreshRecording records a workload now, in file and pipe mode,
 // compressed (perf record -z, whose records also carry no build ids in
-// perf 6.1), and compares the replay with perf script on this machine.
+// perf 6.1), with a fixed period (-c) and with data addresses (-d), and
+// compares the replay with perf script on this machine.
 func TestFreshRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records with perf")
@@ -112,16 +113,24 @@ func TestFreshRecording(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	home := t.TempDir() // perf's build-id cache, shared by perf and the replay
-	for _, mode := range []string{"file", "pipe", "z"} {
+	for _, mode := range []string{"file", "pipe", "z", "period", "data"} {
 		t.Run(mode, func(t *testing.T) {
 			data := filepath.Join(dir, mode+".data")
 			out := data
 			if mode == "pipe" {
 				out = "-" // perf writes the pipe format to stdout
 			}
-			args := []string{"record", "-q", "-e", "cpu-clock", "-F", "999", "-g", "-o", out}
-			if mode == "z" {
+			args := []string{"record", "-q", "-e", "cpu-clock", "-g", "-o", out}
+			switch mode {
+			case "z":
 				args = append(args, "-z")
+			case "period": // -c: a fixed period, not sampled
+				args = append(args, "-c", "200000")
+			case "data": // -d: data mappings too
+				args = append(args, "-d")
+			}
+			if mode != "period" {
+				args = append(args, "-F", "999")
 			}
 			cmd := exec.Command(perf, append(args, "--", bin)...)
 			cmd.Env = append(os.Environ(), "HOME="+home)
