@@ -110,11 +110,7 @@ func TestCompressed(t *testing.T) {
 	for _, name := range []string{"cwork", "kernel", "jit"} {
 		dir := filepath.Join(root, name)
 		installJITMaps(t, dir)
-		opt := Options{Symbols: SymbolOptions{
-			Symfs:      filepath.Join(root, "symfs"),
-			Kallsyms:   filepath.Join(dir, "kallsyms"),
-			BuildIDDir: t.TempDir(),
-		}}
+		opt := fixtureOptions(t, root, dir)
 		want := script(t, filepath.Join(dir, "perf.data"), opt)
 		data := stacktest.ReadFile(t, filepath.Join(dir, "perf.data"))
 		for seed := int64(1); seed <= 4; seed++ {

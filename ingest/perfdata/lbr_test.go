@@ -158,7 +158,7 @@ func TestLBR(t *testing.T) {
 				t.Errorf("%s: perf script's text of the rewritten recording is not the committed oracle", name)
 			}
 		}
-		opt := Options{Symbols: SymbolOptions{Symfs: filepath.Join(root, "symfs"), Kallsyms: filepath.Join(dir, "kallsyms"), BuildIDDir: t.TempDir()}}
+		opt := fixtureOptions(t, root, dir)
 		got, want := normalize(script(t, path, opt)), normalize(stacktest.Gunzip(t, []byte(stacktest.ReadFile(t, oracle))))
 		if got != want {
 			t.Errorf("%s: replay differs from perf script: %s", name, stacktest.FirstDiff(got, want))

@@ -5,19 +5,24 @@ import (
 	"testing"
 )
 
+// mmapBody returns the start of an MMAP or MMAP2 record's body for
+// process pid: its pid and tid, start, length and page offset.
+func mmapBody(pid uint32, start, length, pgoff uint64) []byte {
+	le := binary.LittleEndian
+	b := le.AppendUint32(nil, pid)
+	b = le.AppendUint32(b, pid)
+	b = le.AppendUint64(b, start)
+	b = le.AppendUint64(b, length)
+	return le.AppendUint64(b, pgoff)
+}
+
 // TestSynthesizedFork: a process perf record found running (its FORK
 // synthesized, PERF_RECORD_MISC_FORK_EXEC) starts with no mappings, as
 // in perf, not with a copy of its parent's: an address in none of its
 // own is unknown. A process forked while recording has its parent's.
 func TestSynthesizedFork(t *testing.T) {
 	m := newMachine(newSymbolizer(SymbolOptions{}, &Header{}, nil))
-	le := binary.LittleEndian
-	var body []byte
-	body = le.AppendUint32(body, 10)
-	body = le.AppendUint32(body, 10)
-	body = le.AppendUint64(body, 0x400000)
-	body = le.AppendUint64(body, 0x1000)
-	body = le.AppendUint64(body, 0)
+	body := mmapBody(10, 0x400000, 0x1000, 0)
 	body = append(body, "/usr/bin/parent\x00\x00\x00\x00\x00\x00\x00\x00\x00"...)
 	if err := m.mmap(recMMAP, cpumodeUser, body, 0); err != nil {
 		t.Fatal(err)
@@ -37,12 +42,7 @@ func TestSynthesizedFork(t *testing.T) {
 func TestDataMappings(t *testing.T) {
 	m := newMachine(newSymbolizer(SymbolOptions{}, &Header{}, nil))
 	le := binary.LittleEndian
-	var body []byte
-	body = le.AppendUint32(body, 10)
-	body = le.AppendUint32(body, 10)
-	body = le.AppendUint64(body, 0x7f0000200000)
-	body = le.AppendUint64(body, 0x2000)
-	body = le.AppendUint64(body, 0x1d000)
+	body := mmapBody(10, 0x7f0000200000, 0x2000, 0x1d000)
 	body = append(body, make([]byte, 24)...) // maj, min, ino, ino_generation
 	body = le.AppendUint32(body, 3)          // prot: read, write
 	body = le.AppendUint32(body, 2)          // flags: private

@@ -31,6 +31,17 @@ func normalize(b []byte) string {
 	return strings.Join(lines, "\n")
 }
 
+// fixtureOptions are the options perf script's text of the recording in
+// dir was made with (record.sh): the symfs tree under root, the
+// recording's kernel symbols, and an empty build-id cache.
+func fixtureOptions(t *testing.T, root, dir string) Options {
+	return Options{Symbols: SymbolOptions{
+		Symfs:      filepath.Join(root, "symfs"),
+		Kallsyms:   filepath.Join(dir, "kallsyms"),
+		BuildIDDir: t.TempDir(),
+	}}
+}
+
 func script(t *testing.T, data string, opt Options) []byte {
 	t.Helper()
 	f, err := os.Open(data)
@@ -74,11 +85,7 @@ func TestRecordings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(root, name)
 			installJITMaps(t, dir)
-			opt := Options{Symbols: SymbolOptions{
-				Symfs:      filepath.Join(root, "symfs"),
-				Kallsyms:   filepath.Join(dir, "kallsyms"),
-				BuildIDDir: t.TempDir(),
-			}}
+			opt := fixtureOptions(t, root, dir)
 			got := normalize(script(t, filepath.Join(dir, "perf.data"), opt))
 			want := normalize(stacktest.Gunzip(t, []byte(stacktest.ReadFile(t, filepath.Join(dir, "perf-script.txt.gz")))))
 			if got != want {
@@ -373,11 +380,7 @@ func TestPerfMapAsPerf(t *testing.T) {
 		if err := os.WriteFile(dst, []byte(m), 0o644); err != nil {
 			t.Skipf("cannot install the JIT map: %v", err)
 		}
-		opt := Options{Symbols: SymbolOptions{
-			Symfs:      filepath.Join(root, "symfs"),
-			Kallsyms:   filepath.Join(dir, "kallsyms"),
-			BuildIDDir: t.TempDir(),
-		}}
+		opt := fixtureOptions(t, root, dir)
 		got := frames(script(t, filepath.Join(dir, "perf.data"), opt))
 		cmd := exec.Command(perf, "script", "-i", filepath.Join(dir, "perf.data"), "-F", "+pid", "--symfs", opt.Symbols.Symfs, "--kallsyms", opt.Symbols.Kallsyms)
 		cmd.Env = append(os.Environ(), "HOME="+opt.Symbols.BuildIDDir)
