@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/perfdata"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -68,7 +70,26 @@ func (fl *Folder) Fold(r *stream.Reader) error {
 			return err
 		}
 	}
-	return r.Err()
+	return dirInput(r.Err())
+}
+
+// dirInput says what an input that is a directory is when it is perf
+// record --threads' recording, whose header is its file "data".
+func dirInput(err error) error {
+	var dir *stream.DirError
+	if !errors.As(err, &dir) {
+		return err
+	}
+	f, e := os.Open(filepath.Join(dir.Name, "data"))
+	if e != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 8)
+	if _, e := io.ReadFull(f, head); e != nil || !perfdata.IsPerfData(head) {
+		return err
+	}
+	return fmt.Errorf("%s: a perf.data directory (perf record --threads), which pfold does not read yet: fold it with `perf script -i %s | pfold`", dir.Name, dir.Name)
 }
 
 func (fl *Folder) input(r *stream.Reader) error {
@@ -358,7 +379,7 @@ func DetectInputs(names []string, stdin io.Reader) ([]*format.Format, io.Reader,
 				if os.IsNotExist(err) {
 					continue // the fold says so
 				}
-				return nil, stdin, err
+				return nil, stdin, dirInput(err)
 			}
 			prefix, err = io.ReadAll(io.LimitReader(in, format.SniffSize))
 			in.Close()

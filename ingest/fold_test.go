@@ -147,6 +147,27 @@ func TestFolderUndetectable(t *testing.T) {
 	}
 }
 
+// TestDirectoryInput: a directory is an error; one holding perf record
+// --threads' recording (a perf.data header in "data") says what it is
+// and how to fold it, from DetectInputs and from the fold.
+func TestDirectoryInput(t *testing.T) {
+	plain := t.TempDir()
+	rec := filepath.Join(t.TempDir(), "perf.data")
+	os.Mkdir(rec, 0o755)
+	os.WriteFile(filepath.Join(rec, "data"), []byte("PERFILE2h\x00\x00\x00\x00\x00\x00\x00"), 0o644)
+	for dir, want := range map[string]string{
+		plain: plain + ": is a directory",
+		rec:   rec + ": a perf.data directory (perf record --threads), which pfold does not read yet: fold it with `perf script -i " + rec + " | pfold`",
+	} {
+		if _, _, _, err := foldInputs(t, Auto, false, dir); err == nil || err.Error() != want {
+			t.Errorf("fold: %v, want %q", err, want)
+		}
+		if _, _, err := DetectInputs([]string{dir}, nil); err == nil || err.Error() != want {
+			t.Errorf("DetectInputs: %v, want %q", err, want)
+		}
+	}
+}
+
 // TestFolderLongInput: detection looks at the first SniffSize bytes and
 // every line is then folded, none lost or doubled.
 func TestFolderLongInput(t *testing.T) {

@@ -57,6 +57,12 @@ const readBufSize = 1 << 20
 // zstd, lz4 or xz magic. A truncated compressed stream is an error from Read.
 func Open(name string) (io.ReadCloser, error) { return openFrom(name, os.Stdin) }
 
+// DirError is an input that is a directory, which a program may know
+// better (perf record --threads writes one).
+type DirError struct{ Name string }
+
+func (e *DirError) Error() string { return e.Name + ": is a directory" }
+
 func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 	var f io.ReadCloser
 	if name == "-" || name == "" {
@@ -71,7 +77,7 @@ func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 		}
 		if st, err := file.Stat(); err == nil && st.IsDir() {
 			file.Close()
-			return nil, fmt.Errorf("%s: is a directory", name)
+			return nil, &DirError{Name: name}
 		}
 		f = file
 	}
