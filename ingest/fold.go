@@ -70,26 +70,25 @@ func (fl *Folder) Fold(r *stream.Reader) error {
 			return err
 		}
 	}
-	return dirInput(r.Err())
+	return r.Err()
 }
 
-// dirInput says what an input that is a directory is when it is perf
-// record --threads' recording, whose header is its file "data".
-func dirInput(err error) error {
-	var dir *stream.DirError
-	if !errors.As(err, &dir) {
-		return err
-	}
-	f, e := os.Open(filepath.Join(dir.Name, "data"))
-	if e != nil {
-		return err
+func init() { stream.DirInput = perfDataDir }
+
+// perfDataDir returns the header file of perf record --threads'
+// directory recording, "data", or "" when dir is not one.
+func perfDataDir(dir string) string {
+	name := filepath.Join(dir, "data")
+	f, err := os.Open(name)
+	if err != nil {
+		return ""
 	}
 	defer f.Close()
 	head := make([]byte, 8)
-	if _, e := io.ReadFull(f, head); e != nil || !perfdata.IsPerfData(head) {
-		return err
+	if _, err := io.ReadFull(f, head); err != nil || !perfdata.IsPerfData(head) {
+		return ""
 	}
-	return fmt.Errorf("%s: a perf.data directory (perf record --threads), which pfold does not read yet: fold it with `perf script -i %s | pfold`", dir.Name, dir.Name)
+	return name
 }
 
 func (fl *Folder) input(r *stream.Reader) error {
@@ -379,7 +378,7 @@ func DetectInputs(names []string, stdin io.Reader) ([]*format.Format, io.Reader,
 				if os.IsNotExist(err) {
 					continue // the fold says so
 				}
-				return nil, stdin, dirInput(err)
+				return nil, stdin, err
 			}
 			prefix, err = io.ReadAll(io.LimitReader(in, format.SniffSize))
 			in.Close()

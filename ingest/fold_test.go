@@ -147,24 +147,31 @@ func TestFolderUndetectable(t *testing.T) {
 	}
 }
 
-// TestDirectoryInput: a directory is an error; one holding perf record
-// --threads' recording (a perf.data header in "data") says what it is
-// and how to fold it, from DetectInputs and from the fold.
+// TestDirectoryInput: a directory is an error, but for perf record
+// --threads' recording, which is read through its header file "data"
+// (the header finds the threads' files beside it).
 func TestDirectoryInput(t *testing.T) {
 	plain := t.TempDir()
+	if _, _, _, err := foldInputs(t, Auto, false, plain); err == nil || err.Error() != plain+": is a directory" {
+		t.Errorf("fold: %v", err)
+	}
+	if _, _, err := DetectInputs([]string{plain}, nil); err == nil || err.Error() != plain+": is a directory" {
+		t.Errorf("DetectInputs: %v", err)
+	}
+	file := "../testdata/perfdata/cwork/perf.data"
 	rec := filepath.Join(t.TempDir(), "perf.data")
 	os.Mkdir(rec, 0o755)
-	os.WriteFile(filepath.Join(rec, "data"), []byte("PERFILE2h\x00\x00\x00\x00\x00\x00\x00"), 0o644)
-	for dir, want := range map[string]string{
-		plain: plain + ": is a directory",
-		rec:   rec + ": a perf.data directory (perf record --threads), which pfold does not read yet: fold it with `perf script -i " + rec + " | pfold`",
-	} {
-		if _, _, _, err := foldInputs(t, Auto, false, dir); err == nil || err.Error() != want {
-			t.Errorf("fold: %v, want %q", err, want)
-		}
-		if _, _, err := DetectInputs([]string{dir}, nil); err == nil || err.Error() != want {
-			t.Errorf("DetectInputs: %v, want %q", err, want)
-		}
+	os.WriteFile(filepath.Join(rec, "data"), readTestFile(t, file), 0o644)
+	want, _, _, err := foldInputs(t, Auto, false, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, detected, err := foldInputs(t, Auto, false, rec)
+	if err != nil || got != want || len(detected) != 1 || detected[0] != "perf.data=perf-data" {
+		t.Errorf("the directory folds to %d bytes (%v, detected %v), the file to %d", len(got), err, detected, len(want))
+	}
+	if formats, _, err := DetectInputs([]string{rec}, nil); err != nil || formats[0] == nil || formats[0].Name != "perf-data" {
+		t.Errorf("DetectInputs: %v, %v", formats, err)
 	}
 }
 

@@ -57,14 +57,20 @@ const readBufSize = 1 << 20
 // zstd, lz4 or xz magic. A truncated compressed stream is an error from Read.
 func Open(name string) (io.ReadCloser, error) { return openFrom(name, os.Stdin) }
 
-// DirError is an input that is a directory, which a program may know
-// better (perf record --threads writes one).
+// DirError is an input that is a directory that DirInput does not
+// know.
 type DirError struct{ Name string }
+
+// DirInput, when set, names the file that stands for an input that is a
+// directory, or "": ingest has perf record --threads' directory read
+// through its header file, which finds the rest beside it.
+var DirInput func(dir string) string
 
 func (e *DirError) Error() string { return e.Name + ": is a directory" }
 
 func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 	var f io.ReadCloser
+	path := name // the file read: a directory's DirInput
 	if name == "-" || name == "" {
 		if file, ok := stdin.(*os.File); ok {
 			growPipe(file)
@@ -77,7 +83,17 @@ func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 		}
 		if st, err := file.Stat(); err == nil && st.IsDir() {
 			file.Close()
-			return nil, &DirError{Name: name}
+			inner := ""
+			if DirInput != nil {
+				inner = DirInput(name)
+			}
+			if inner == "" {
+				return nil, &DirError{Name: name}
+			}
+			if file, err = os.Open(inner); err != nil {
+				return nil, err
+			}
+			path = inner
 		}
 		f = file
 	}
@@ -90,7 +106,7 @@ func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 	}
 	in := &input{Reader: r, closer: f, raw: raw, compressed: r != io.Reader(br)}
 	if name != "-" && name != "" {
-		in.path = name
+		in.path = path
 	}
 	return in, nil
 }

@@ -3,11 +3,17 @@ package perfdata
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math/bits"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 )
 
 // Magic starts every perf.data file, in file mode and in pipe mode.
@@ -138,6 +144,7 @@ const (
 	featTotalMem    = 10
 	featCmdline     = 11
 	featEventDesc   = 12
+	featDirFormat   = 24 // perf record --threads: the records are in data.N beside the header file
 	featLastKnown   = 31 // highest bit we look at; sections are in bit order
 )
 
@@ -171,6 +178,8 @@ const maxRecord = 1 << 16
 // reader, or from the file mapped whole (data, which the records then
 // are slices of, valid as long as the mapping).
 type source struct {
+	name    string   // a directory recording's data file, for errors; "" for the recording
+	file    *os.File // its file, when the source opened it
 	r       *bufio.Reader
 	data    []byte
 	off     int64 // offset of the next byte of r in the file
@@ -577,3 +586,61 @@ func trailerSize(st uint64) int {
 }
 
 var _ = bits.OnesCount64
+
+// dirSources opens the data files of a directory recording (perf record
+// --threads, the header feature DIR_FORMAT): its header file, "data",
+// holds the header and the records perf synthesized, and each recording
+// thread's records are in a file "data.N" beside it. perf reads them
+// all into one queue, sorted by time; so does the replay, the files in
+// the order of N. ra is the header file; a header read without its
+// directory (from a pipe) is an error, not a recording without samples.
+func dirSources(h *Header, ra io.ReaderAt) ([]*source, error) {
+	if h.features&(1<<featDirFormat) == 0 {
+		return nil, nil
+	}
+	f, ok := ra.(*os.File)
+	if !ok || filepath.Base(f.Name()) != "data" {
+		return nil, errAt(0, "this is the header of a perf.data directory (perf record --threads), whose records are in the files beside it: give the directory")
+	}
+	dir := filepath.Dir(f.Name())
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	type numbered struct {
+		n    int
+		name string
+	}
+	var files []numbered
+	for _, e := range ents {
+		n, err := strconv.Atoi(strings.TrimPrefix(e.Name(), "data."))
+		if err != nil || !strings.HasPrefix(e.Name(), "data.") || !e.Type().IsRegular() {
+			continue
+		}
+		files = append(files, numbered{n, e.Name()})
+	}
+	slices.SortFunc(files, func(a, b numbered) int { return cmp.Compare(a.n, b.n) })
+	var srcs []*source
+	for _, nf := range files {
+		file, err := os.Open(filepath.Join(dir, nf.name))
+		if err != nil {
+			closeSources(srcs)
+			return nil, err
+		}
+		st, err := file.Stat()
+		if err != nil {
+			file.Close()
+			closeSources(srcs)
+			return nil, err
+		}
+		srcs = append(srcs, &source{name: nf.name, file: file, r: bufio.NewReaderSize(file, 1<<20), end: st.Size(), order: binary.LittleEndian})
+	}
+	return srcs, nil
+}
+
+// closeSources closes the files dirSources opened.
+func closeSources(srcs []*source) {
+	for _, s := range srcs {
+		s.file.Close()
+	}
+}

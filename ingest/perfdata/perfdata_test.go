@@ -103,8 +103,9 @@ func needPerf(t *testing.T) string {
 
 // TestFreshRecording records a workload now, in file and pipe mode,
 // compressed (perf record -z, whose records also carry no build ids in
-// perf 6.1), with a fixed period (-c) and with data addresses (-d), and
-// compares the replay with perf script on this machine.
+// perf 6.1), with a fixed period (-c), with data addresses (-d), and as
+// a directory (--threads, with and without -z), and compares the replay
+// with perf script on this machine.
 func TestFreshRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records with perf")
@@ -120,7 +121,7 @@ func TestFreshRecording(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	home := t.TempDir() // perf's build-id cache, shared by perf and the replay
-	for _, mode := range []string{"file", "pipe", "z", "period", "data"} {
+	for _, mode := range []string{"file", "pipe", "z", "period", "data", "threads", "threads-z"} {
 		t.Run(mode, func(t *testing.T) {
 			data := filepath.Join(dir, mode+".data")
 			out := data
@@ -135,6 +136,10 @@ func TestFreshRecording(t *testing.T) {
 				args = append(args, "-c", "200000")
 			case "data": // -d: data mappings too
 				args = append(args, "-d")
+			case "threads": // a directory: the header file and data.N
+				args = append(args, "--threads")
+			case "threads-z": // and a zstd stream in each file
+				args = append(args, "--threads", "-z")
 			}
 			if mode != "period" {
 				args = append(args, "-F", "999")
@@ -173,7 +178,19 @@ func TestFreshRecording(t *testing.T) {
 			if err != nil {
 				t.Fatalf("perf script: %v", err)
 			}
-			got := script(t, data, Options{Symbols: SymbolOptions{BuildIDDir: filepath.Join(home, ".debug")}})
+			header := data
+			if strings.HasPrefix(mode, "threads") {
+				header = filepath.Join(data, "data") // the directory's header file, which finds the rest
+				if _, err := os.Stat(filepath.Join(data, "data.0")); err != nil {
+					t.Fatalf("perf record --threads wrote no data.0: %v", err)
+				}
+				b, _ := os.ReadFile(header)
+				_, err := ReplayAt(bytes.NewReader(b), int64(len(b)), Options{}, func(*Sample, string, []Frame) error { return nil })
+				if err == nil || !strings.Contains(err.Error(), "give the directory") {
+					t.Errorf("the header file without its directory: %v", err)
+				}
+			}
+			got := script(t, header, Options{Symbols: SymbolOptions{BuildIDDir: filepath.Join(home, ".debug")}})
 			if normalize(got) != normalize(want) {
 				t.Errorf("replay differs from perf script: %s", stacktest.FirstDiff(normalize(got), normalize(want)))
 			}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"slices"
@@ -131,11 +132,16 @@ func replayMapped(f *os.File, data []byte, opt Options, fn SampleFunc) (*Header,
 			return err
 		}
 		src := &source{data: data, off: dataOff, end: dataOff + dataLen, order: binary.LittleEndian}
+		more, err := dirSources(h, f)
+		if err != nil {
+			return err
+		}
+		defer closeSources(more)
 		rp := newReplay(h, opt, fn)
 		if size < 1<<32 {
 			rp.mapped = data
 		}
-		return rp.runAll(src)
+		return rp.runAll(append([]*source{src}, more...)...)
 	})
 	return h, err
 }
@@ -150,7 +156,12 @@ func replayFile(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header
 		return nil, err
 	}
 	src := &source{r: bufio.NewReaderSize(io.NewSectionReader(ra, dataOff, dataLen), 1<<20), off: dataOff, end: dataOff + dataLen, order: binary.LittleEndian}
-	return h, newReplay(h, opt, fn).runAll(src)
+	more, err := dirSources(h, ra)
+	if err != nil {
+		return h, err
+	}
+	defer closeSources(more)
+	return h, newReplay(h, opt, fn).runAll(append([]*source{src}, more...)...)
 }
 
 func replayPipe(br *bufio.Reader, opt Options, fn SampleFunc) (*Header, error) {
@@ -251,8 +262,33 @@ func (rp *replay) start() {
 	}
 }
 
-func (rp *replay) run(src *source) error {
+func (rp *replay) run(srcs ...*source) error {
 	defer rp.stopInflate()
+	for i, src := range srcs {
+		if i > 0 {
+			// Another file of a directory recording: its records are not
+			// in the mapping, and its compressed ones are a zstd stream
+			// of their own.
+			rp.unmap()
+			rp.inflatedAll()
+			rp.stopInflate()
+		}
+		if err := rp.runSource(src); err != nil {
+			if src.name != "" {
+				err = fmt.Errorf("%s: %w", src.name, err)
+			}
+			return err
+		}
+	}
+	rp.inflatedAll()
+	if rp.dec == nil {
+		return nil
+	}
+	return rp.flush(^uint64(0))
+}
+
+// runSource replays or queues the records of one source.
+func (rp *replay) runSource(src *source) error {
 	for {
 		typ, misc, rec, off, err := src.next()
 		if err == io.EOF {
@@ -310,11 +346,7 @@ func (rp *replay) run(src *source) error {
 			return err
 		}
 	}
-	rp.inflatedAll()
-	if rp.dec == nil {
-		return nil
-	}
-	return rp.flush(^uint64(0))
+	return nil
 }
 
 // record replays or queues a record that is not one of perf's own
@@ -502,9 +534,9 @@ func (rp *replay) queuedAt(start uint32) (off int64, typ uint32, misc uint16, re
 	return off, typ, misc, a[8 : 8+size]
 }
 
-func (rp *replay) runAll(src *source) error {
+func (rp *replay) runAll(srcs ...*source) error {
 	if rp.opt.Jobs < 2 || rp.sink == nil {
-		return rp.run(src)
+		return rp.run(srcs...)
 	}
 	rp.pipe = make(chan *batch, pipeBatches-1)
 	rp.free = make(chan *batch, pipeBatches)
@@ -516,10 +548,10 @@ func (rp *replay) runAll(src *source) error {
 	go func() {
 		defer close(rp.pipe)
 		var err error
-		if src.data != nil {
-			err = stream.CatchFault(mappedName, func() error { return rp.run(src) })
+		if srcs[0].data != nil {
+			err = stream.CatchFault(mappedName, func() error { return rp.run(srcs...) })
 		} else {
-			err = rp.run(src)
+			err = rp.run(srcs...)
 		}
 		if err == nil {
 			err = io.EOF
