@@ -104,8 +104,9 @@ func needPerf(t *testing.T) string {
 // TestFreshRecording records a workload now, in file and pipe mode,
 // compressed (perf record -z, whose records also carry no build ids in
 // perf 6.1), with a fixed period (-c), with data addresses (-d), and as
-// a directory (--threads, with and without -z), and compares the replay
-// with perf script on this machine.
+// a directory (--threads, with and without -z), and reading a group's
+// counters (:S), and compares the replay with perf script on this
+// machine.
 func TestFreshRecording(t *testing.T) {
 	if testing.Short() {
 		t.Skip("records with perf")
@@ -121,14 +122,18 @@ func TestFreshRecording(t *testing.T) {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
 	home := t.TempDir() // perf's build-id cache, shared by perf and the replay
-	for _, mode := range []string{"file", "pipe", "z", "period", "data", "threads", "threads-z"} {
+	for _, mode := range []string{"file", "pipe", "z", "period", "data", "threads", "threads-z", "read"} {
 		t.Run(mode, func(t *testing.T) {
 			data := filepath.Join(dir, mode+".data")
 			out := data
 			if mode == "pipe" {
 				out = "-" // perf writes the pipe format to stdout
 			}
-			args := []string{"record", "-q", "-e", "cpu-clock", "-g", "-o", out}
+			event := "cpu-clock"
+			if mode == "read" { // samples that read a group's counters
+				event = "{cpu-clock,task-clock}:S"
+			}
+			args := []string{"record", "-q", "-e", event, "-g", "-o", out}
 			switch mode {
 			case "z":
 				args = append(args, "-z")

@@ -188,12 +188,13 @@ type replay struct {
 	// are its own (a start is then the record's offset in it), not
 	// copies in the arena.
 	mapped    []byte
-	mappedLen int       // the bytes the arena would hold
-	z         *inflater // perf record -z's stream, once met
-	runs      []int     // sortQueue's
-	mergeBuf  []queued  // sortQueue's
-	arena     []byte    // bodies of the queued records
-	spare     []byte    // the other arena, for compacting
+	mappedLen int               // the bytes the arena would hold
+	z         *inflater         // perf record -z's stream, once met
+	lastRead  map[uint64]uint64 // each counter's last value read by a sample (readPeriod)
+	runs      []int             // sortQueue's
+	mergeBuf  []queued          // sortQueue's
+	arena     []byte            // bodies of the queued records
+	spare     []byte            // the other arena, for compacting
 	seq       uint32
 	nextFlush uint64
 	maxTime   uint64
@@ -638,8 +639,17 @@ func (rp *replay) out(typ uint32, misc uint16, body []byte, off int64) error {
 		start := len(b.ips)
 		rp.outIPs, rp.outModes = chainFrames(s, rp.outIPs[:0], rp.outModes[:0])
 		b.ips, b.modes = append(b.ips, rp.outIPs...), append(b.modes, rp.outModes...)
-		b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: start, end: len(b.ips),
-			decoded: true, pid: s.Pid, tid: s.Tid, attr: s.Attr, period: s.Period})
+		r := batchRec{typ: typ, misc: misc, off: off, start: start, end: len(b.ips),
+			decoded: true, pid: s.Pid, tid: s.Tid, attr: s.Attr, period: s.Period}
+		if s.Attr.SampleType&sampleRead == 0 {
+			b.recs = append(b.recs, r)
+		}
+		for _, v := range s.Reads { // once per counter read, as deliverSample
+			if rp.readPeriod(s, v) {
+				r.attr, r.period = s.Attr, s.Period
+				b.recs = append(b.recs, r)
+			}
+		}
 	} else {
 		b.recs = append(b.recs, batchRec{typ: typ, misc: misc, off: off, start: len(b.data), end: len(b.data) + len(body)})
 		b.data = append(b.data, body...)
@@ -726,6 +736,38 @@ func (rp *replay) deliverSample(misc uint16, body []byte, off int64) error {
 		return ErrDwarf
 	}
 	t := rp.mach.findThread(s.Pid, s.Tid)
+	if s.Attr.SampleType&sampleRead == 0 {
+		return rp.deliverOne(s, t)
+	}
+	for _, v := range s.Reads {
+		if rp.readPeriod(s, v) {
+			if err := rp.deliverOne(s, t); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// readPeriod makes s the sample of counter v's event, weighted by how
+// much v grew since the counter's last read, as perf delivers a sample
+// that reads counters (PERF_SAMPLE_READ: perf record -e '{a,b}:S'):
+// once per counter. It reports false where perf delivers none: the
+// counter did not grow, or is of no event.
+func (rp *replay) readPeriod(s *Sample, v ReadValue) bool {
+	a := rp.dec.byID[v.ID]
+	if a == nil {
+		return false
+	}
+	if rp.lastRead == nil {
+		rp.lastRead = map[uint64]uint64{}
+	}
+	s.Attr, s.Period = a, v.Value-rp.lastRead[v.ID]
+	rp.lastRead[v.ID] = v.Value
+	return s.Period != 0
+}
+
+func (rp *replay) deliverOne(s *Sample, t *thread) error {
 	if rp.sink != nil {
 		return rp.sink.sample(s, t)
 	}

@@ -23,7 +23,13 @@ type Sample struct {
 	// StackUser: the sample carries a copy of the user stack
 	// (--call-graph dwarf), to be unwound with CFI.
 	StackUser bool
+	// Reads are the counters the sample read (PERF_SAMPLE_READ: perf
+	// record -e '{a,b}:S'), with their ids.
+	Reads []ReadValue
 }
+
+// ReadValue is a counter's value read by a sample, and the counter's id.
+type ReadValue struct{ Value, ID uint64 }
 
 // Branch is one entry of a sample's branch stack.
 type Branch struct{ From, To uint64 }
@@ -155,7 +161,7 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 	cc := s.Callchain[:0]
 	// A recording with a fixed period (perf record -c) samples no
 	// period: perf takes the event's, as here.
-	*s = Sample{Attr: a, CPUMode: misc & 7, Period: a.Period, Callchain: cc, Branches: s.Branches[:0]}
+	*s = Sample{Attr: a, CPUMode: misc & 7, Period: a.Period, Callchain: cc, Branches: s.Branches[:0], Reads: s.Reads[:0]}
 	le := binary.LittleEndian
 	p := body
 	if st&sampleIdentifier != 0 {
@@ -218,6 +224,7 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 		if n < 0 || n > len(p) {
 			return shortSample(off, "read values")
 		}
+		s.Reads = appendReads(s.Reads, a.ReadFormat, p[:n])
 		p = p[n:]
 	}
 	if st&sampleCallchain != 0 {
@@ -310,6 +317,45 @@ func shortSample(off int64, what string) error {
 }
 
 // readSize is the size of a read_format value group at p.
+// appendReads appends the counters of read values p (readSize bytes of
+// read format rf): one, or a group's.
+func appendReads(dst []ReadValue, rf uint64, p []byte) []ReadValue {
+	le := binary.LittleEndian
+	times := 0
+	if rf&readTotalTimeEnabled != 0 {
+		times += 8
+	}
+	if rf&readTotalTimeRunning != 0 {
+		times += 8
+	}
+	value := func(p []byte) (ReadValue, []byte) {
+		v := ReadValue{Value: le.Uint64(p)}
+		p = p[8:]
+		if rf&readGroup == 0 {
+			p = p[times:]
+		}
+		if rf&readID != 0 {
+			v.ID, p = le.Uint64(p), p[8:]
+		}
+		if rf&readLost != 0 {
+			p = p[8:]
+		}
+		return v, p
+	}
+	if rf&readGroup == 0 {
+		v, _ := value(p)
+		return append(dst, v)
+	}
+	nr := le.Uint64(p)
+	p = p[8+times:]
+	for ; nr > 0; nr-- {
+		var v ReadValue
+		v, p = value(p)
+		dst = append(dst, v)
+	}
+	return dst
+}
+
 func readSize(rf uint64, p []byte) int {
 	per := 8 // value
 	if rf&readID != 0 {
