@@ -1,7 +1,8 @@
 /*
 Pfold folds profiler output into flame-graph stacks.
 
-It reads perf.data recordings, perf script text (from perf record -g, in
+It reads perf.data recordings (file or pipe mode, -z compressed, or the
+directory perf record --threads writes), perf script text (from perf record -g, in
 any layout perf script prints) and every format of the stackcollapse
 family — DTrace, bpftrace, SystemTap, perf report -g folded, Go's pprof
 (-raw text and profile.proto), jstack and other Java dumps, gdb and

@@ -33,6 +33,7 @@ func command() *cmdutil.Command {
 		Examples: []string{
 			"perf record -g -- ./app && pfold perf.data | pflame > cpu.svg",
 			"perf record -g -o - -- ./app | pfold > out.folded",
+			"perf record -z --threads -a -g -- sleep 10 && pfold perf.data > all.folded",
 			"perf script | pfold > out.folded",
 			"pfold --pid dump.txt.zst | flamegraph.pl > out.svg",
 			"pfold --mem 64MiB --stats huge.txt.gz -o out.folded",
