@@ -4,14 +4,14 @@ Pfold folds profiler output into flame-graph stacks.
 It reads perf.data recordings (file or pipe mode, -z compressed, or the
 directory perf record --threads writes), perf script text (from perf
 record -g, in any layout perf script prints) and every format of the
-stackcollapse family — DTrace, bpftrace, SystemTap, perf report -g folded, Go's pprof
-(-raw text and profile.proto), jstack and other Java dumps, gdb and
-eu-stack loops, macOS sample and Instruments, VTune, Visual Studio, GHC
-.prof, Xdebug traces, Python faulthandler, Chrome traces and V8
-.cpuprofile, Ruby stackprof, IgProf, and folded stacks — and writes folded
-stacks, one line per distinct stack, "root;…;leaf COUNT", summed and
-sorted bytewise, ready for pflame, flamegraph.pl or any other tool of the
-pfold toolkit.
+stackcollapse family — DTrace, bpftrace, SystemTap, perf report -g
+folded, Go's pprof (-raw text and profile.proto), jstack and other Java
+dumps, gdb and eu-stack loops, macOS sample and Instruments, VTune,
+Visual Studio, GHC .prof, Xdebug traces, Python faulthandler, Chrome
+traces and V8 .cpuprofile, Ruby stackprof, IgProf, and folded stacks —
+and writes folded stacks, one line per distinct stack, "root;…;leaf
+COUNT", summed and sorted bytewise, ready for pflame, flamegraph.pl or
+any other tool of the pfold toolkit.
 
 Usage:
 
