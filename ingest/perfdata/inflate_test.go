@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/internal/stacktest"
 )
 
@@ -125,6 +126,17 @@ func TestCompressed(t *testing.T) {
 			}
 			if got := script(t, path, opt); !bytes.Equal(got, want) {
 				t.Errorf("%s, seed %d (COMPRESSED2 %v), mapped: %s", name, seed, two, stacktest.FirstDiff(string(got), string(want)))
+			}
+			// The direct fold, on one goroutine and with a reading one.
+			for _, jobs := range []int{1, 2} {
+				o := format.MapOptions{"symfs": opt.Symbols.Symfs, "kallsyms": opt.Symbols.Kallsyms, "jobs": jobs}
+				got, want := foldWith(t, Format, o, 0, packed), foldWith(t, Format, o, 0, []byte(data))
+				if want.stacks == "" {
+					t.Fatalf("%s: no stacks folded", name)
+				}
+				if got != want {
+					t.Errorf("%s, seed %d (COMPRESSED2 %v), -j %d: the fold differs: %s", name, seed, two, jobs, stacktest.FirstDiff(got.stacks, want.stacks))
+				}
 			}
 			var got bytes.Buffer
 			if err := WriteScript(&got, io.MultiReader(bytes.NewReader(packed)), opt); err != nil {
