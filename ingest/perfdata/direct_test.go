@@ -31,6 +31,16 @@ type folded struct {
 // the parser's memory (format.Env.Mem), small to make it flush often.
 func foldWith(t *testing.T, f format.Format, opts format.MapOptions, mem int64, data ...[]byte) folded {
 	t.Helper()
+	rs := make([]io.Reader, len(data))
+	for i, d := range data {
+		rs[i] = bytes.NewReader(d)
+	}
+	return foldReaders(t, f, opts, mem, rs...)
+}
+
+// foldReaders is foldWith on readers: files are read in place.
+func foldReaders(t *testing.T, f format.Format, opts format.MapOptions, mem int64, rs ...io.Reader) folded {
+	t.Helper()
 	var notes bytes.Buffer
 	sums := map[string]fold.Count{}
 	emit := func(stack []byte, c fold.Count) error {
@@ -43,8 +53,8 @@ func foldWith(t *testing.T, f format.Format, opts format.MapOptions, mem int64, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, d := range data {
-		if err := p.Read(fmt.Sprintf("rec%d", i), bytes.NewReader(d)); err != nil {
+	for i, r := range rs {
+		if err := p.Read(fmt.Sprintf("rec%d", i), r); err != nil {
 			t.Fatalf("%v: %v", opts, err)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/perfscript"
 	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/internal/testenv"
 )
@@ -196,6 +198,25 @@ func TestFreshRecording(t *testing.T) {
 				}
 			}
 			got := script(t, header, Options{Symbols: SymbolOptions{BuildIDDir: filepath.Join(home, ".debug")}})
+			if strings.HasPrefix(mode, "threads") {
+				// The direct fold, reading the files beside the header on
+				// one goroutine and with a reading one, as the text path.
+				t.Setenv("HOME", home) // the build-id cache perf wrote
+				fold := func(f format.Format, jobs int) folded {
+					file, err := os.Open(header)
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer file.Close()
+					return foldReaders(t, f, format.MapOptions{"jobs": jobs}, 0, file)
+				}
+				text := fold(newFormat(perfscript.Format, true), 1)
+				for _, jobs := range []int{1, 2} {
+					if d := fold(Format, jobs); d.stacks != text.stacks || text.stacks == "" {
+						t.Errorf("-j %d: the direct fold differs from the text path: %s", jobs, stacktest.FirstDiff(d.stacks, text.stacks))
+					}
+				}
+			}
 			if normalize(got) != normalize(want) {
 				t.Errorf("replay differs from perf script: %s", stacktest.FirstDiff(normalize(got), normalize(want)))
 			}
