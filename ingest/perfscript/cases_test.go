@@ -37,6 +37,10 @@ func TestPerfScriptCases(t *testing.T) {
 		in:   "x 77 1.0: 5 cpu-clock:\n\t1 f (m)\n",
 		want: "x;f 5\n",
 	}, {
+		name: "the process name alone (-F comm,ip,sym), with a blank in it",
+		in:   "cwork \n\t119e leaf_a (/tmp/cwork)\n\t12ef main (/tmp/cwork)\n\nWeb Content \n\t1 f (m)\n\ncwork \n\t119e leaf_a (/tmp/cwork)\n\t12ef main (/tmp/cwork)\n",
+		want: "Web_Content;f 1\ncwork;main;leaf_a 2\n",
+	}, {
 		name: "module path with spaces",
 		in:   "node 1 1.0: 1 cpu-clock:\n\t7f00 LazyCompile:~foo ([JIT app cache])\n\t7f01 main (/usr/bin/node)\n",
 		want: "node;main;LazyCompile:~foo 1\n",
@@ -142,6 +146,12 @@ func TestPerfScriptMalformed(t *testing.T) {
 	}
 	if !strings.Contains(warn, "in.txt:4:") || !strings.Contains(warn, "THIS IS NOT A HEADER") {
 		t.Errorf("warning does not name file:line and text: %q", warn)
+	}
+
+	// A number alone is a tid (-F tid,ip,sym), not a process name: the
+	// header is reported, and its sample left out.
+	if got, warn := foldText(t, Options{}, "23967 \n\t1 f (m)\n\ncwork \n\t2 g (m)\n"); got != "cwork;g 1\n" || !strings.Contains(warn, `not a perf script sample header: "23967"`) {
+		t.Errorf("a tid alone: got %q, warnings %q", got, warn)
 	}
 
 	// --strict: the first malformed line is an error.

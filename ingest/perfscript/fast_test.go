@@ -268,9 +268,9 @@ func TestQuickHeader(t *testing.T) {
 				if state(a.p) != before {
 					t.Fatalf("%+v: quickHeader(%q) declined but changed the parser:\n%s\n%s", opt, l, before, state(a.p))
 				}
-				a.p.tokenHeader("", 1, line)
+				a.p.tokenHeader("", 1, line, false)
 			}
-			b.p.tokenHeader("", 1, line)
+			b.p.tokenHeader("", 1, line, false)
 			if sa, sb := state(a.p), state(b.p); sa != sb {
 				t.Fatalf("%+v: header %q:\nquick %s\ntoken %s", opt, l, sa, sb)
 			}

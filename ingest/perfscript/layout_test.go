@@ -113,7 +113,8 @@ func gcd(a, b uint64) uint64 {
 }
 
 // TestFieldLayouts: perf script -F with header fields sniffHeader cannot
-// tell by themselves (a name and a pid, a name and an event or a period),
+// tell by themselves (a name alone, a name and a pid, a name and an event
+// or a period),
 // or with no process name (time,event), is detected as perf script and
 // folds as the default layout of the same recording does
 // (testdata/perfdata/cwork, printed by record.sh's perf script).
@@ -125,6 +126,7 @@ func TestFieldLayouts(t *testing.T) {
 		noName bool
 	}{
 		{file: "comm-tid.txt"},
+		{file: "comm.txt"}, // the process name alone: "cwork "
 		{file: "comm-event.txt"},
 		{file: "comm-period.txt"},
 		{file: "time-event.txt", noName: true},

@@ -546,18 +546,25 @@ func (p *Parser) unindentedFrame(line []byte) bool {
 }
 
 func (p *Parser) header(name string, lineNo int, line []byte) error {
+	// perf script -F comm,ip,sym prints the process name alone, then one
+	// blank ("%s "); nothing else it prints ends so.
+	nameAlone := len(line) >= 2 && line[len(line)-1] == ' ' && line[len(line)-2] != ' '
 	for len(line) > 0 && (line[len(line)-1] == ' ' || line[len(line)-1] == '\t' || line[len(line)-1] == '\r') {
 		line = line[:len(line)-1]
 	}
 	if p.quickHeader(line) {
 		return nil
 	}
-	return p.tokenHeader(name, lineNo, line)
+	return p.tokenHeader(name, lineNo, line, nameAlone)
 }
+
+// maxComm bounds a process name: the kernel's TASK_COMM_LEN, 16 with its
+// NUL.
+const maxComm = 15
 
 // tokenHeader is header for any line, trimmed at the end: it splits the
 // line into tokens, then reads them.
-func (p *Parser) tokenHeader(name string, lineNo int, line []byte) error {
+func (p *Parser) tokenHeader(name string, lineNo int, line []byte, nameAlone bool) error {
 	t := p.tokens(line)
 	tok := func(i int) []byte { return line[t[i][0]:t[i][1]] }
 
@@ -609,6 +616,11 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte) error {
 		// the sample unnamed, and off the sample path, which keys
 		// blocks by the process name).
 		p.begin()
+	case commEnd < 0 && nameAlone && len(line) <= maxComm && bytes.IndexByte(line, '\t') < 0 && !isDigits(line):
+		// The process name alone (-F comm,ip,sym); a number alone is a
+		// pid or tid (-F tid,ip,sym), which names no process.
+		p.named(line, nil)
+		return nil
 	case commEnd < 0:
 		p.begin()
 		p.skip = true
