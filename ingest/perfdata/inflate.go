@@ -10,7 +10,7 @@ import (
 
 // perf record -z compresses what it reads from the ring buffers as one
 // zstd stream, for the whole recording, and cuts it into COMPRESSED
-// records (COMPRESSED2 since perf 6.15: an 8-byte length, then the
+// records (COMPRESSED2 in perfs of 2025 on: an 8-byte length, then the
 // bytes, padded) between its own uncompressed ones (FINISHED_ROUND). A
 // record of the stream may straddle two COMPRESSED records, and so may a
 // zstd block: perf reads each COMPRESSED record as it comes and replays
@@ -125,7 +125,10 @@ func payload(typ uint32, rec []byte, off int64) ([]byte, error) {
 	}
 	n := binary.LittleEndian.Uint64(rec[8:])
 	if n > uint64(len(rec)-16) {
-		return nil, errAt(off, "compressed record of %d bytes claims %d", len(rec), n)
+		// perf's record__pushfn writes such a record when one read of a
+		// ring buffer compresses to more than a record holds: the first
+		// header claims them all, and the stream is mis-framed.
+		return nil, errAt(off, "compressed record of %d bytes claims %d (perf record -z writes such records when a read of its buffers compresses to more than one record; this recording cannot be read)", len(rec), n)
 	}
 	return rec[16 : 16+n], nil
 }

@@ -177,4 +177,20 @@ func TestCompressedDamaged(t *testing.T) {
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "zstd") {
 		t.Errorf("corrupt payload: %v, want a FormatError naming zstd", err)
 	}
+
+	// A COMPRESSED2 record that claims more bytes than it holds, as perf
+	// writes when one push overflows a record.
+	packed2 := compressLike(t, []byte(data), rand.New(rand.NewSource(1)), true)
+	for off := int(le.Uint64(packed2[40:])); ; {
+		typ, size := le.Uint32(packed2[off:]), int(le.Uint16(packed2[off+6:]))
+		if typ == recCompressed2 {
+			le.PutUint64(packed2[off+8:], uint64(size))
+			break
+		}
+		off += size
+	}
+	_, err = Replay(bytes.NewReader(packed2), opt, func(*Sample, string, []Frame) error { return nil })
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "cannot be read") {
+		t.Errorf("overlong COMPRESSED2: %v, want a FormatError that says it cannot be read", err)
+	}
 }
