@@ -316,7 +316,6 @@ func shortSample(off int64, what string) error {
 	return errAt(off, "sample too short for its %s", what)
 }
 
-// readSize is the size of a read_format value group at p.
 // appendReads appends the counters of read values p (readSize bytes of
 // read format rf): one, or a group's.
 func appendReads(dst []ReadValue, rf uint64, p []byte) []ReadValue {
@@ -356,6 +355,7 @@ func appendReads(dst []ReadValue, rf uint64, p []byte) []ReadValue {
 	return dst
 }
 
+// readSize is the size of a read_format value group at p.
 func readSize(rf uint64, p []byte) int {
 	per := 8 // value
 	if rf&readID != 0 {
