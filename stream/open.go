@@ -57,16 +57,10 @@ const readBufSize = 1 << 20
 // zstd, lz4 or xz magic. A truncated compressed stream is an error from Read.
 func Open(name string) (io.ReadCloser, error) { return openFrom(name, os.Stdin) }
 
-// DirError is an input that is a directory that DirInput does not
-// know.
-type DirError struct{ Name string }
-
 // DirInput, when set, names the file that stands for an input that is a
 // directory, or "": ingest has perf record --threads' directory read
 // through its header file, which finds the rest beside it.
 var DirInput func(dir string) string
-
-func (e *DirError) Error() string { return e.Name + ": is a directory" }
 
 func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 	var f io.ReadCloser
@@ -88,7 +82,7 @@ func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 				inner = DirInput(name)
 			}
 			if inner == "" {
-				return nil, &DirError{Name: name}
+				return nil, fmt.Errorf("%s: is a directory", name)
 			}
 			if file, err = os.Open(inner); err != nil {
 				return nil, err
