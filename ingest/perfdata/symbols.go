@@ -1284,24 +1284,33 @@ func hexDigit(c byte) int {
 // kernel's vdso, as with /proc/kallsyms, unless --symfs says the
 // recording is another machine's.
 func (s *symbolizer) loadVDSO(d *dso) error {
+	f, err := s.openVDSO(d)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	d.tab = s.elfSymbols(f, f, f.Section(".symtab") == nil)
+	fixup(&d.tab, false)
+	return nil
+}
+
+// openVDSO opens the vdso's image for loadVDSO.
+func (s *symbolizer) openVDSO(d *dso) (*elf.File, error) {
 	if len(d.buildID) == 0 {
 		if s.opt.Symfs != "" {
-			return fmt.Errorf("no build id for the vdso")
+			return nil, fmt.Errorf("no build id for the vdso")
 		}
 		image, err := runningVDSO()
-		if err != nil {
-			return fmt.Errorf("no build id for the vdso, and the running one: %v", err)
+		if err == nil {
+			var f *elf.File
+			if f, err = elf.NewFile(bytes.NewReader(image)); err == nil {
+				return f, nil
+			}
 		}
-		f, err := elf.NewFile(bytes.NewReader(image))
-		if err != nil {
-			return fmt.Errorf("no build id for the vdso, and the running one: %v", err)
-		}
-		d.tab = s.elfSymbols(f, f, f.Section(".symtab") == nil)
-		fixup(&d.tab, false)
-		return nil
+		return nil, fmt.Errorf("no build id for the vdso, and the running one: %v", err)
 	}
 	if s.opt.BuildIDDir == "" {
-		return fmt.Errorf("no build-id cache to read the vdso from")
+		return nil, fmt.Errorf("no build-id cache to read the vdso from")
 	}
 	h := buildIDHex(d.buildID)
 	for _, p := range []string{
@@ -1309,15 +1318,9 @@ func (s *symbolizer) loadVDSO(d *dso) error {
 		filepath.Join(s.opt.BuildIDDir, "[vdso]", h, "vdso"),
 		s.root(filepath.Join("/[vdso]", h, "vdso")),
 	} {
-		f, err := elf.Open(p)
-		if err != nil {
-			continue
+		if f, err := elf.Open(p); err == nil {
+			return f, nil
 		}
-		defer f.Close()
-		t := s.elfSymbols(f, f, f.Section(".symtab") == nil)
-		fixup(&t, false)
-		d.tab = t
-		return nil
 	}
-	return fmt.Errorf("vdso %s not in the build-id cache", h)
+	return nil, fmt.Errorf("vdso %s not in the build-id cache", h)
 }
