@@ -171,7 +171,10 @@ func TestDemangle(t *testing.T) {
 // with).
 func TestDemangleAsGNU(t *testing.T) {
 	cxxfilt := testenv.NeedTool(t, "Debian package binutils", "c++filt")
-	names := strings.Fields(stacktest.ReadFile(t, "../../testdata/perfdata/demangle/names.txt"))
+	var names []string
+	for _, f := range []string{"names.txt", "rust.txt"} {
+		names = append(names, strings.Fields(stacktest.ReadFile(t, "../../testdata/perfdata/demangle/"+f))...)
+	}
 	cmd := exec.Command(cxxfilt, "-p", "-i")
 	cmd.Stdin = strings.NewReader(strings.Join(names, "\n") + "\n")
 	out, err := cmd.Output()

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	"github.com/ianlancetaylor/demangle"
+	"github.com/pfold/pfold/ingest/internal/rustname"
 	"github.com/ulikunitz/xz"
 )
 
@@ -843,10 +844,14 @@ func underscores(s string) int {
 }
 
 // demangleName demangles C++ and Rust names as perf script shows them:
-// without parameter lists.
+// without parameter lists. perf's demangler (libiberty's) takes a name
+// as Rust first, so Rust's rules come first here too.
 func demangleName(name string) string {
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
 		return name
+	}
+	if out, ok := rustname.Demangle(name); ok {
+		return out
 	}
 	if strings.HasPrefix(name, "_Z") {
 		a, err := demangle.ToAST(name, demangle.NoParams)
@@ -864,11 +869,7 @@ func demangleName(name string) string {
 		}
 		return out
 	}
-	out, err := demangle.ToString(name, demangle.NoParams)
-	if err != nil {
-		return name
-	}
-	return out
+	return name
 }
 
 // GNU's demangler prints a template's arguments as a list in which an
