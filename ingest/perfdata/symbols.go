@@ -65,7 +65,7 @@ type symbol struct {
 	start, end uint64
 	name, nlen uint32 // names[name:name+nlen]
 	bind, typ  uint8  // elf.SymBind, elf.SymType
-	// mangled: a C++ or Rust name, demangled when it is first shown
+	// mangled: a C++, Rust or OCaml name, demangled when it is first shown
 	// (most never are).
 	mangled bool
 	// covered: an earlier symbol overlaps this one (see markCovered).
@@ -131,8 +131,8 @@ type SymbolOptions struct {
 	Kallsyms string // --kallsyms: kernel symbols, instead of /proc/kallsyms
 	// BuildIDDir is perf's build-id cache ($HOME/.debug by default).
 	BuildIDDir string
-	// Demangle: C++ and Rust names are demangled, as perf script does
-	// by default.
+	// Demangle: C++, Rust and OCaml names are demangled, as perf script
+	// does by default.
 	NoDemangle bool
 }
 
@@ -548,7 +548,7 @@ func (t *symtab) add(more []symbol) {
 
 // elfSymbols reads the function, object and label symbols of f (its
 // .dynsym when dynsym, else .symtab), at file offsets as perf keeps them.
-// C++ and Rust names are marked to be demangled at first use. The
+// C++, Rust and OCaml names are marked to be demangled at first use. The
 // names stay in the file's string table.
 func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) symtab {
 	list, strs, err := rawSymbols(f, dynsym)
@@ -590,7 +590,7 @@ func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) symtab {
 			v -= sec.Addr - sec.Offset
 		}
 		name := strs[sy.name : sy.name+sy.nlen]
-		mangled := !s.opt.NoDemangle && (bytes.HasPrefix(name, []byte("_Z")) || bytes.HasPrefix(name, []byte("_R")))
+		mangled := !s.opt.NoDemangle && mangledName(name)
 		out = append(out, symbol{start: v, end: v + sy.size, name: sy.name, nlen: sy.nlen, bind: uint8(bind), typ: uint8(typ), mangled: mangled})
 	}
 	return symtab{syms: out, names: strs}
@@ -843,10 +843,20 @@ func underscores(s string) int {
 	return n
 }
 
-// demangleName demangles C++ and Rust names as perf script shows them:
-// without parameter lists. perf's demangler (libiberty's) takes a name
-// as Rust first, so Rust's rules come first here too.
+// mangledName reports whether perf demangles name: a C++ or Rust name
+// ("_Z", "_R") or an OCaml one ("caml" and a capital).
+func mangledName[S string | []byte](name S) bool {
+	return len(name) >= 2 && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') || isOCaml(string(name))
+}
+
+// demangleName demangles C++, Rust and OCaml names as perf script shows
+// them: without parameter lists. perf's demangler (libiberty's) takes a
+// name as Rust first, so Rust's rules come first here too; OCaml's are
+// perf's own, for what libiberty does not take.
 func demangleName(name string) string {
+	if isOCaml(name) {
+		return ocamlName(name)
+	}
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
 		return name
 	}
