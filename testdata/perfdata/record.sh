@@ -9,12 +9,13 @@
 # around the sampled kernel addresses (--kallsyms). The oracle is
 # perf script's own text for the recording with those options, gzipped.
 #
-# Needs: perf, gcc, g++, go, objcopy, readelf, python3; run as root (kernel
-# samples). Usage: testdata/perfdata/record.sh [NAME...]
+# Needs: perf, gcc, g++, go, rustc, ocamlopt (Debian ocaml-nox), objcopy,
+# readelf, python3; run as root (kernel samples). Usage: testdata/perfdata/record.sh [NAME...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=/tmp/pfold-perfdata
 rm -rf "$build" && mkdir -p "$build/home"
+export RUSTUP_HOME=${RUSTUP_HOME:-$HOME/.rustup} # rustup's toolchains stay where they are
 export HOME=$build/home # perf's build-id cache goes here, not into the fixtures
 
 gcc -O1 -g -fno-omit-frame-pointer -o "$build/cwork" "$here/../perfreport/cwork.c"
@@ -24,6 +25,11 @@ gcc -O1 -fno-omit-frame-pointer -o "$build/jit" "$here/src/jit.c"
 gcc -O1 -fno-omit-frame-pointer -o "$build/overlap" "$here/src/overlap.c"
 gcc -O1 -fno-omit-frame-pointer -fno-builtin -fcf-protection=none -Wl,-z,lazy -rdynamic -s -o "$build/plt_lazy" "$here/src/plt.c"
 gcc -O1 -fno-omit-frame-pointer -fno-builtin -fcf-protection=full -Wl,-z,ibtplt -rdynamic -s -o "$build/plt_sec" "$here/src/plt.c"
+# Rust: one build with the program's names legacy-mangled (its standard
+# library's are v0), one with all of them v0.
+rustc -O -C force-frame-pointers=yes -o "$build/rustwork" "$here/src/rustwork.rs"
+rustc -O -C force-frame-pointers=yes -C symbol-mangling-version=v0 -o "$build/rustwork_v0" "$here/src/rustwork.rs"
+(cd "$build" && cp "$here/src/ocamlwork.ml" . && ocamlopt -o ocamlwork ocamlwork.ml)
 
 declare -A cmd=(
 	[cwork]="$build/cwork"
@@ -33,10 +39,12 @@ declare -A cmd=(
 	[kernel]="sh -c 'for i in 1 2 3 4 5 6; do find /usr/lib -name \"*.so*\" >/dev/null; gzip -1 </usr/lib/x86_64-linux-gnu/libc.so.6 >/dev/null; done'"
 	[plt]="sh -c '$build/plt_lazy 60000000; $build/plt_sec 60000000'"
 	[overlap]="$build/overlap"
+	[rust]="sh -c '$build/rustwork; $build/rustwork_v0'"
+	[ocaml]="$build/ocamlwork"
 )
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-	names=(cwork cpp go jit kernel plt overlap)
+	names=(cwork cpp go jit kernel plt overlap rust ocaml)
 	rm -rf "$here/symfs"
 fi
 # One symfs tree for all recordings: they share their libraries.
