@@ -1,7 +1,5 @@
 package perfdata
 
-import "strconv"
-
 // OCaml's native code names a function "caml", its module path with
 // "__" between modules, then the function and a number, its characters
 // that are not allowed in a symbol written "$xx" in hex
@@ -29,8 +27,8 @@ func ocamlName(name string) string {
 		case name[i] == '_' && i+1 < len(name) && name[i+1] == '_':
 			out = append(out, '.')
 			i += 2
-		case name[i] == '$' && i+2 < len(name) && hexByte(name[i+1:i+3]) >= 0:
-			c := hexByte(name[i+1 : i+3])
+		case name[i] == '$' && i+2 < len(name) && hexDigit(name[i+1]) >= 0 && hexDigit(name[i+2]) >= 0:
+			c := hexDigit(name[i+1])<<4 | hexDigit(name[i+2])
 			if c == 0 {
 				return string(out)
 			}
@@ -42,13 +40,4 @@ func ocamlName(name string) string {
 		}
 	}
 	return string(out)
-}
-
-// hexByte is the value of two hex digits, or -1.
-func hexByte(s string) int {
-	v, err := strconv.ParseUint(s, 16, 8)
-	if err != nil {
-		return -1
-	}
-	return int(v)
 }
