@@ -172,7 +172,7 @@ func TestDemangle(t *testing.T) {
 func TestDemangleAsGNU(t *testing.T) {
 	cxxfilt := testenv.NeedTool(t, "Debian package binutils", "c++filt")
 	var names []string
-	for _, f := range []string{"names.txt", "rust.txt", "rust-fuzz.txt"} {
+	for _, f := range []string{"names.txt", "cxx-qualified-args.txt", "rust.txt", "rust-fuzz.txt"} {
 		names = append(names, strings.Fields(stacktest.ReadFile(t, "../../testdata/perfdata/demangle/"+f))...)
 	}
 	cmd := exec.Command(cxxfilt, "-p", "-i")

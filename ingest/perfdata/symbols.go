@@ -865,7 +865,7 @@ func demangleName(name string) string {
 	}
 	if strings.HasPrefix(name, "_Z") {
 		a, err := demangle.ToAST(name, demangle.NoParams)
-		if err != nil {
+		if err != nil || qualifiedArgs(a) {
 			return name
 		}
 		for _, fix := range []func(demangle.AST) demangle.AST{addressOfFunction, emptyPacks} {
@@ -880,6 +880,21 @@ func demangleName(name string) string {
 		return out
 	}
 	return name
+}
+
+// qualifiedArgs reports whether a has a template argument that comes
+// with its parameter's declaration ("Tn <type> <arg>", Itanium ABI issue
+// 47, which GCC 14 and clang 18 write). perf 6.1's libiberty (binutils
+// 2.40) does not read them and leaves such a name mangled.
+func qualifiedArgs(a demangle.AST) bool {
+	found := false
+	a.Traverse(func(x demangle.AST) bool {
+		if _, ok := x.(*demangle.TemplateParamQualifiedArg); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // GNU's demangler prints a template's arguments as a list in which an
