@@ -843,30 +843,44 @@ func underscores(s string) int {
 	return n
 }
 
-// mangledName reports whether perf demangles name: a C++ or Rust name
-// ("_Z", "_R") or an OCaml one ("caml" and a capital).
+// mangledName reports whether perf may demangle name: a C++ or Rust name
+// ("_Z", "_R"), an OCaml one ("caml" and a capital) or, with a ')', a
+// JVM method's.
 func mangledName[S string | []byte](name S) bool {
-	return len(name) >= 2 && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') || isOCaml(string(name))
+	return len(name) >= 2 && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') ||
+		isOCaml(string(name)) || strings.IndexByte(string(name), ')') >= 0
 }
 
-// demangleName demangles C++, Rust and OCaml names as perf script shows
-// them: without parameter lists. perf's demangler (libiberty's) takes a
-// name as Rust first, so Rust's rules come first here too; OCaml's are
-// perf's own, for what libiberty does not take.
+// demangleName demangles a name as perf script shows it: C++ and Rust
+// names as libiberty does (Rust's rules first, as there), without
+// parameter lists; then, what libiberty does not take, by perf's own
+// rules for OCaml and for the JVM.
 func demangleName(name string) string {
+	if out, ok := libibertyName(name); ok {
+		return out
+	}
 	if isOCaml(name) {
 		return ocamlName(name)
 	}
+	if out, ok := javaName(name); ok {
+		return out
+	}
+	return name
+}
+
+// libibertyName demangles a Rust or C++ name as perf 6.1's libiberty
+// does, or says it does not.
+func libibertyName(name string) (string, bool) {
 	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") {
-		return name
+		return "", false
 	}
 	if out, ok := rustname.Demangle(name); ok {
-		return out
+		return out, true
 	}
 	if strings.HasPrefix(name, "_Z") {
 		a, err := demangle.ToAST(name, demangle.NoParams)
 		if err != nil || qualifiedArgs(a) {
-			return name
+			return "", false
 		}
 		for _, fix := range []func(demangle.AST) demangle.AST{addressOfFunction, emptyPacks} {
 			if b := a.Copy(fix, func(demangle.AST) bool { return false }); b != nil {
@@ -877,9 +891,9 @@ func demangleName(name string) string {
 		if strings.ContainsAny(out, packMarks) {
 			out = strings.ReplaceAll(strings.ReplaceAll(out, ", "+trailingPacks, ""), emptyPack, "")
 		}
-		return out
+		return out, true
 	}
-	return name
+	return "", false
 }
 
 // qualifiedArgs reports whether a has a template argument that comes

@@ -25,6 +25,7 @@ gcc -O1 -fno-omit-frame-pointer -o "$build/jit" "$here/src/jit.c"
 gcc -O1 -fno-omit-frame-pointer -o "$build/overlap" "$here/src/overlap.c"
 gcc -O1 -fno-omit-frame-pointer -fno-builtin -fcf-protection=none -Wl,-z,lazy -rdynamic -s -o "$build/plt_lazy" "$here/src/plt.c"
 gcc -O1 -fno-omit-frame-pointer -fno-builtin -fcf-protection=full -Wl,-z,ibtplt -rdynamic -s -o "$build/plt_sec" "$here/src/plt.c"
+gcc -O1 -fno-omit-frame-pointer -o "$build/jitdump" "$here/src/jitdump.c"
 # Rust: one build with the program's names legacy-mangled (its standard
 # library's are v0), one with all of them v0.
 rustc -O -C force-frame-pointers=yes -o "$build/rustwork" "$here/src/rustwork.rs"
@@ -41,10 +42,11 @@ declare -A cmd=(
 	[overlap]="$build/overlap"
 	[rust]="sh -c '$build/rustwork; $build/rustwork_v0'"
 	[ocaml]="$build/ocamlwork"
+	[jitdump]="$build/jitdump"
 )
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-	names=(cwork cpp go jit kernel plt overlap rust ocaml)
+	names=(cwork cpp go jit kernel plt overlap rust ocaml jitdump)
 	rm -rf "$here/symfs"
 fi
 # One symfs tree for all recordings: they share their libraries.
@@ -53,15 +55,26 @@ symfs=$here/symfs
 for n in "${names[@]}"; do
 	out=$here/$n
 	rm -rf "$out" && mkdir -p "$out" "$symfs"
-	(cd "$build" && eval perf record -q -e cpu-clock -F 999 -g -o "$out/perf.data" -- "${cmd[$n]}" >/dev/null)
-	# Every executable mapping's binary, without its DWARF, at its path
+	if [ "$n" = jitdump ]; then
+		# The jitdump's clock is CLOCK_MONOTONIC (-k 1); perf inject --jit
+		# writes the jitted-PID-N.so files beside the dump, in $build.
+		(cd "$build" && perf record -q -k 1 -e cpu-clock -F 999 -g -o "$build/jit-raw.data" -- "${cmd[$n]}" >/dev/null &&
+			perf inject --jit -i "$build/jit-raw.data" -o "$out/perf.data")
+	else
+		(cd "$build" && eval perf record -q -e cpu-clock -F 999 -g -o "$out/perf.data" -- "${cmd[$n]}" >/dev/null)
+	fi
+	# Every executable mapping's binary (perf inject --jit maps its jitted
+	# code --xs), without its DWARF, at its path
 	# under symfs, and its debug file's symbol table where there is one.
 	perf script -i "$out/perf.data" --show-mmap-events 2>/dev/null |
-		awk '/PERF_RECORD_MMAP/ && / r-xp / { print $NF }' | sort -u |
+		awk '/PERF_RECORD_MMAP/ && / [r-][w-]x[ps] / { print $NF }' | sort -u |
 		while read -r path; do
 			[ -f "$path" ] || continue
 			mkdir -p "$(dirname "$symfs$path")"
-			objcopy --strip-debug "$path" "$symfs$path"
+			case $path in
+			*/jitted-*.so) cp "$path" "$symfs$path" ;; # objcopy spoils their symbols for perf
+			*) objcopy --strip-debug "$path" "$symfs$path" ;;
+			esac
 			id=$(readelf -n "$path" 2>/dev/null | awk '/Build ID/ { print $3; exit }')
 			dbg=/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug
 			if [ -n "$id" ] && [ -f "$dbg" ]; then
