@@ -189,6 +189,8 @@ func TestDetect(t *testing.T) {
 			strings.Repeat("  50000000  (19.3%)    48500000  (18.7%)     _PyEval_EvalFrameDefault\n", 5), "", "this is a stackprof-style text report (stackprof --text, ptop), not a profile: it is a report already"},
 		{"==================================\n  Mode: cpu(1000)\n  Samples: 4 (0.00% miss rate)\n", "", "a stackprof-style text report"},
 		{"digraph profile {\n  node [shape=box];\n}\n", "", "a Graphviz graph (pdot's output?), not a profile: render it with dot -Tsvg"},
+		{"2ELIFREP\x00\x00\x00\x00\x00\x00\x00h", "", "this is a big-endian perf.data profile, a format pfold does not read: it was recorded on a big-endian machine (s390x, ppc64); perf script reads it: perf script -i FILE | pfold"},
+		{"PERFFILE\x00\x00\x00\x00\x00\x00\x00h", "", "this is an old perf.data profile, a format pfold does not read: it is in perf's first file format (PERFFILE)"},
 		{"# callgrind format\nversion: 1\ncreator: pcallgrind\n", "", "this is a callgrind profile, a format pfold does not read: open it with kcachegrind or callgrind_annotate (pcallgrind writes this format)"},
 		{"a;b 10 20\na;c 5 0\n", "", "this is a differential of folded stacks (BEFORE AFTER, as pdiff writes it), not a profile: pflame draws it"},
 	}

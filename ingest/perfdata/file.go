@@ -22,6 +22,19 @@ var Magic = []byte("PERFILE2")
 // IsPerfData reports whether prefix starts like a perf.data file.
 func IsPerfData(prefix []byte) bool { return bytes.HasPrefix(prefix, Magic) }
 
+// notPerfData is the error for an input that does not start with Magic:
+// it says so, or what perf.data it is that pfold does not read (perf
+// reads both, as perf script -i FILE).
+func notPerfData(head []byte) error {
+	switch {
+	case bytes.HasPrefix(head, []byte("2ELIFREP")):
+		return errAt(0, "a big-endian perf.data (recorded on s390x or ppc64), which pfold does not read: fold perf script -i FILE | pfold")
+	case bytes.HasPrefix(head, []byte("PERFFILE")):
+		return errAt(0, "a perf.data in perf's first file format (PERFFILE), which pfold does not read: fold perf script -i FILE | pfold")
+	}
+	return errAt(0, "not a perf.data file (magic %q)", head[:min(len(head), 8)])
+}
+
 // Record types (include/uapi/linux/perf_event.h and perf's own, from 64 on).
 const (
 	recMMAP          = 1
@@ -298,7 +311,7 @@ func readFileHeader(ra io.ReaderAt, size int64) (*Header, int64, int64, error) {
 		return nil, 0, 0, errAt(0, "reading the header: %v", err)
 	}
 	if !bytes.Equal(fh[:8], Magic) {
-		return nil, 0, 0, errAt(0, "not a perf.data file (magic %q)", fh[:8])
+		return nil, 0, 0, notPerfData(fh[:8])
 	}
 	order := binary.LittleEndian
 	hsize := order.Uint64(fh[8:])

@@ -67,7 +67,7 @@ func Replay(r io.Reader, opt Options, fn SampleFunc) (*Header, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, err := br.Peek(16)
 	if err != nil || !IsPerfData(head) {
-		return nil, errAt(0, "not a perf.data file")
+		return nil, notPerfData(head)
 	}
 	if binary.LittleEndian.Uint64(head[8:]) == 16 {
 		return replayPipe(br, opt, fn)
@@ -96,7 +96,7 @@ func ReplayAt(ra io.ReaderAt, size int64, opt Options, fn SampleFunc) (*Header, 
 		return nil, errAt(0, "reading the header: %v", err)
 	}
 	if !IsPerfData(head[:]) {
-		return nil, errAt(0, "not a perf.data file")
+		return nil, notPerfData(head[:])
 	}
 	if binary.LittleEndian.Uint64(head[8:]) == 16 {
 		return replayPipe(bufio.NewReaderSize(io.NewSectionReader(ra, 0, size), 1<<20), opt, fn)
@@ -118,7 +118,7 @@ func replayMapped(f *os.File, data []byte, opt Options, fn SampleFunc) (*Header,
 			return errAt(0, "too short for a perf.data header (%d bytes)", size)
 		}
 		if !IsPerfData(data) {
-			return errAt(0, "not a perf.data file")
+			return notPerfData(data)
 		}
 		if binary.LittleEndian.Uint64(data[8:]) == 16 {
 			var err error
