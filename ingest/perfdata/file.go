@@ -28,9 +28,9 @@ func IsPerfData(prefix []byte) bool { return bytes.HasPrefix(prefix, Magic) }
 func notPerfData(head []byte) error {
 	switch {
 	case bytes.HasPrefix(head, []byte("2ELIFREP")):
-		return errAt(0, "a big-endian perf.data (recorded on s390x or ppc64), which pfold does not read: fold perf script -i FILE | pfold")
+		return errAt(0, "a big-endian perf.data (recorded on s390x or ppc64), which pfold does not read: run perf script -i FILE | pfold")
 	case bytes.HasPrefix(head, []byte("PERFFILE")):
-		return errAt(0, "a perf.data in perf's first file format (PERFFILE), which pfold does not read: fold perf script -i FILE | pfold")
+		return errAt(0, "a perf.data in perf's first file format (PERFFILE), which pfold does not read: run perf script -i FILE | pfold")
 	}
 	return errAt(0, "not a perf.data file (magic %q)", head[:min(len(head), 8)])
 }
