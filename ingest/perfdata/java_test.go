@@ -13,7 +13,7 @@ func TestJavaName(t *testing.T) {
 		"LA;b(ZZZZZZZZ)V":                                                                "A.b(boolean, boolean, boolean, boolean, boole",
 		"xLfoo;bar()V":                                                                   "xfoo.bar()",
 	} {
-		if !mangledName(in) {
+		if !mangledName([]byte(in)) {
 			t.Errorf("%s is not taken as the JVM's", in)
 		}
 		if got := demangleName(in); got != want {
@@ -36,4 +36,16 @@ func FuzzJavaName(f *testing.F) {
 			t.Fatalf("%q: %q, %v", name, out, ok)
 		}
 	})
+}
+
+// TestMangledNameAllocates: mangledName runs on every ELF symbol loaded.
+func TestMangledNameAllocates(t *testing.T) {
+	names := [][]byte{[]byte("camlFib__fib_96"), []byte("LQ;a([Ljava/lang/String;I)V"), []byte("_ZN3foo3barEv"), []byte("main")}
+	if n := testing.AllocsPerRun(100, func() {
+		for _, b := range names {
+			mangledName(b)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
 }

@@ -14,7 +14,7 @@ func TestOCamlName(t *testing.T) {
 		"camlFoo___x":                 "Foo._x",
 		"camlFoo_":                    "Foo_",
 	} {
-		if !mangledName(in) {
+		if !mangledName([]byte(in)) {
 			t.Errorf("%s is not taken as OCaml's", in)
 		}
 		if got := demangleName(in); got != want {
@@ -22,7 +22,7 @@ func TestOCamlName(t *testing.T) {
 		}
 	}
 	for _, in := range []string{"caml_alloc", "camlfoo", "caml", "main"} {
-		if mangledName(in) || demangleName(in) != in {
+		if mangledName([]byte(in)) || demangleName(in) != in {
 			t.Errorf("%s: taken as OCaml's", in)
 		}
 	}

@@ -65,8 +65,8 @@ type symbol struct {
 	start, end uint64
 	name, nlen uint32 // names[name:name+nlen]
 	bind, typ  uint8  // elf.SymBind, elf.SymType
-	// mangled: a C++, Rust or OCaml name, demangled when it is first shown
-	// (most never are).
+	// mangled: a C++, Rust, OCaml or JVM name, demangled when it is
+	// first shown (most never are).
 	mangled bool
 	// covered: an earlier symbol overlaps this one (see markCovered).
 	covered bool
@@ -131,8 +131,8 @@ type SymbolOptions struct {
 	Kallsyms string // --kallsyms: kernel symbols, instead of /proc/kallsyms
 	// BuildIDDir is perf's build-id cache ($HOME/.debug by default).
 	BuildIDDir string
-	// Demangle: C++, Rust and OCaml names are demangled, as perf script
-	// does by default.
+	// Demangle: C++, Rust, OCaml and JVM names are demangled, as perf
+	// script does by default.
 	NoDemangle bool
 }
 
@@ -548,8 +548,8 @@ func (t *symtab) add(more []symbol) {
 
 // elfSymbols reads the function, object and label symbols of f (its
 // .dynsym when dynsym, else .symtab), at file offsets as perf keeps them.
-// C++, Rust and OCaml names are marked to be demangled at first use. The
-// names stay in the file's string table.
+// C++, Rust, OCaml and JVM names are marked to be demangled at first
+// use. The names stay in the file's string table.
 func (s *symbolizer) elfSymbols(f, runtime *elf.File, dynsym bool) symtab {
 	list, strs, err := rawSymbols(f, dynsym)
 	if err != nil {
@@ -846,9 +846,9 @@ func underscores(s string) int {
 // mangledName reports whether perf may demangle name: a C++ or Rust name
 // ("_Z", "_R"), an OCaml one ("caml" and a capital) or, with a ')', a
 // JVM method's.
-func mangledName[S string | []byte](name S) bool {
+func mangledName(name []byte) bool {
 	return len(name) >= 2 && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') ||
-		isOCaml(string(name)) || strings.IndexByte(string(name), ')') >= 0
+		len(name) >= 5 && isOCaml(string(name[:5])) || bytes.IndexByte(name, ')') >= 0
 }
 
 // demangleName demangles a name as perf script shows it: C++ and Rust
