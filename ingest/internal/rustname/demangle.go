@@ -1,6 +1,7 @@
 package rustname
 
 import (
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -135,11 +136,7 @@ func legacyHash(s string) bool {
 		}
 		seen |= 1 << v
 	}
-	n := 0
-	for ; seen != 0; seen &= seen - 1 {
-		n++
-	}
-	return n >= 5
+	return bits.OnesCount16(seen) >= 5
 }
 
 func (d *demangler) peek() byte {
@@ -275,10 +272,9 @@ func (d *demangler) printIdent(id ident) {
 		d.print(id.ascii)
 		return
 	}
-	switch s, err := punycode(id.ascii, id.puny); {
-	case err:
+	if s, err := punycode(id.ascii, id.puny); err {
 		d.err = true
-	default:
+	} else {
 		d.print(s)
 	}
 }
