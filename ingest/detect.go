@@ -291,8 +291,8 @@ var magics = []struct {
 	{0, "\x00asm", "a WebAssembly module", "", false},
 	{0, "SQLite format 3\x00", "an SQLite database", "", false},
 	// perf reads these; pfold reads only the little-endian PERFILE2.
-	{0, "2ELIFREP", "a big-endian perf.data profile", "it was recorded on a big-endian machine (s390x, ppc64); perf script reads it: perf script -i FILE | pfold", false},
-	{0, "PERFFILE", "an old perf.data profile", "it is in perf's first file format (PERFFILE); perf script reads it: perf script -i FILE | pfold", false},
+	{0, perfdata.MagicBigEndian, "a big-endian perf.data profile", "it was recorded on a big-endian machine (s390x, ppc64); perf script reads it: perf script -i FILE | pfold", false},
+	{0, perfdata.MagicV1, "an old perf.data profile", "it is in perf's first file format (PERFFILE); perf script reads it: perf script -i FILE | pfold", false},
 	{0, callgrindMagic, "a callgrind profile", "open it with kcachegrind or callgrind_annotate (pcallgrind writes this format)", true},
 	// Its indented counts look like perf script's frame lines to that
 	// sniffer, hence strong.

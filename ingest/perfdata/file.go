@@ -19,6 +19,13 @@ import (
 // Magic starts every perf.data file, in file mode and in pipe mode.
 var Magic = []byte("PERFILE2")
 
+// The magic of the perf.data files perf reads and pfold does not: a
+// big-endian machine's (PERFILE2 byte-swapped) and perf's first format.
+const (
+	MagicBigEndian = "2ELIFREP"
+	MagicV1        = "PERFFILE"
+)
+
 // IsPerfData reports whether prefix starts like a perf.data file.
 func IsPerfData(prefix []byte) bool { return bytes.HasPrefix(prefix, Magic) }
 
@@ -27,9 +34,9 @@ func IsPerfData(prefix []byte) bool { return bytes.HasPrefix(prefix, Magic) }
 // reads both, as perf script -i FILE).
 func notPerfData(head []byte) error {
 	switch {
-	case bytes.HasPrefix(head, []byte("2ELIFREP")):
+	case bytes.HasPrefix(head, []byte(MagicBigEndian)):
 		return errAt(0, "a big-endian perf.data (recorded on s390x or ppc64), which pfold does not read: run perf script -i FILE | pfold")
-	case bytes.HasPrefix(head, []byte("PERFFILE")):
+	case bytes.HasPrefix(head, []byte(MagicV1)):
 		return errAt(0, "a perf.data in perf's first file format (PERFFILE), which pfold does not read: run perf script -i FILE | pfold")
 	}
 	return errAt(0, "not a perf.data file (magic %q)", head[:min(len(head), 8)])
