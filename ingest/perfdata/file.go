@@ -381,6 +381,9 @@ func readFileHeader(ra io.ReaderAt, size int64) (*Header, int64, int64, error) {
 		}
 		var sec [16]byte
 		if _, err := ra.ReadAt(sec[:], secOff+int64(n)*16); err != nil {
+			if dataLen == 0 {
+				return nil, 0, 0, errUnfinished
+			}
 			return nil, 0, 0, errAt(secOff+int64(n)*16, "reading feature section table: %v", err)
 		}
 		n++
@@ -389,6 +392,9 @@ func readFileHeader(ra io.ReaderAt, size int64) (*Header, int64, int64, error) {
 			continue
 		}
 		if !inFile(off, ln, size) || ln > 64<<20 {
+			if dataLen == 0 {
+				return nil, 0, 0, errUnfinished
+			}
 			return nil, 0, 0, errAt(secOff+int64(n-1)*16, "feature %d section [%d, +%d) outside the file", bit, off, ln)
 		}
 		data := make([]byte, ln)
@@ -403,6 +409,14 @@ func readFileHeader(ra io.ReaderAt, size int64) (*Header, int64, int64, error) {
 }
 
 var errPipe = errors.New("pipe-mode perf.data")
+
+// errUnfinished is a header whose data size is still 0, and whose feature
+// sections are not where they would follow an empty data section: perf
+// record writes the sizes when it ends, so it was killed (kill -9, out of
+// memory, a lost machine) or is still recording. perf script reads no
+// sample of such a file either.
+var errUnfinished = errAt(48, "data size 0 in the header: perf record did not finish this recording (it was killed, or is still recording), "+
+	"and perf script reads no sample of it either; stop perf record with Ctrl-C or kill -TERM, not kill -9, and record again")
 
 func bitSet(b []byte, bit int) bool { return b[bit/8]&(1<<(bit%8)) != 0 }
 
