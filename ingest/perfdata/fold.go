@@ -176,7 +176,7 @@ func (f *folder) sites(r []uint32, t *thread, ips []uint64, modes []uint8) []uin
 	n := len(r)
 	r = r[:n+len(ips)]
 	out := r[n:]
-	if rp.siteCache.lookup(out, ips, modes, rp.mach.kernel.gen, t.maps) {
+	if rp.siteCache.lookup(out, ips, modes, rp.mach.kernel.gen, t.maps.fresh()) {
 		for i, ip := range ips {
 			if out[i] == missing {
 				out[i] = uint32(rp.site(t, modes[i], ip))

@@ -48,6 +48,12 @@ type maps struct {
 	gen      uint64
 	vlo, vhi uint64 // the vdso mappings' span; empty without one
 	tab      *genTable
+	// stale: m changed since gen was found. A process's gen is found
+	// when a sample asks for it (fresh), not at each change: with its
+	// data mappings (--call-graph dwarf, -d) a process maps memory
+	// thousands of times between samples, and finding a gen hashes all
+	// its mappings.
+	stale bool
 }
 
 var mapsGen atomic.Uint64
@@ -63,7 +69,16 @@ func (ms *maps) changed() {
 		ms.gen = mapsGen.Add(1)
 		return
 	}
-	ms.gen, ms.vlo, ms.vhi = ms.tab.gen(ms.m)
+	ms.stale = true
+}
+
+// fresh returns ms with its gen found, should it have changed since.
+func (ms *maps) fresh() *maps {
+	if ms.stale {
+		ms.gen, ms.vlo, ms.vhi = ms.tab.gen(ms.m)
+		ms.stale = false
+	}
+	return ms
 }
 
 // outside reports whether addr is outside the span of ms's vdso
@@ -259,6 +274,12 @@ func (ms *maps) find(addr uint64) *mapping {
 }
 
 const (
+	protExec   = 0x4     // PROT_EXEC
+	mapHugeTLB = 0x40000 // MAP_HUGETLB
+)
+
+const (
+	miscMmapData    = 1 << 13
 	miscCommExec    = 1 << 13
 	miscForkExec    = 1 << 13
 	miscMmapBuildID = 1 << 14
@@ -274,10 +295,16 @@ func (m *machine) mmap(typ uint32, misc uint16, body []byte, off int64) error {
 	start, length, pgoff := le.Uint64(body[8:]), le.Uint64(body[16:]), le.Uint64(body[24:])
 	p := body[32:]
 	var buildID []byte
+	// A data mapping (perf record -d, --call-graph dwarf) is not
+	// executable: perf names anonymous memory after the JIT map only
+	// where it is.
+	exec, huge := misc&miscMmapData == 0, false
 	if typ == recMMAP2 {
 		if len(p) < 32 {
 			return errAt(off, "mmap2 record too short")
 		}
+		exec = le.Uint32(p[24:])&protExec != 0
+		huge = le.Uint32(p[28:])&mapHugeTLB != 0
 		if misc&miscMmapBuildID != 0 {
 			n := int(p[0])
 			if n > 20 {
@@ -297,13 +324,18 @@ func (m *machine) mmap(typ uint32, misc uint16, body []byte, off int64) error {
 	}
 	t := m.findThread(pid, tid)
 	mp := &mapping{start: start, end: start + length, pgoff: pgoff}
-	if isAnon(name) || isNoDSO(name) {
-		name = fmt.Sprintf("/tmp/perf-%d.map", pid)
+	if isAnon(name) || huge || isNoDSO(name) {
+		if exec {
+			name = fmt.Sprintf("/tmp/perf-%d.map", pid)
+		}
 		mp.identity = true
 	}
 	mp.dso = m.syms.dso(name, buildID, pid)
 	if mp.dso.kind == dsoJIT {
 		mp.identity = true
+	}
+	if mp.identity && !exec {
+		mp.dso.kind = dsoData // perf looks for no symbols there
 	}
 	t.maps.insert(mp)
 	return nil

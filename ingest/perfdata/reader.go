@@ -893,8 +893,8 @@ func (rp *replay) mapsGen(t *thread, cpumode uint8, ip uint64) uint64 {
 	case cpumodeKernel:
 		return rp.mach.kernel.gen
 	case cpumodeUser:
-		if t.maps.outside(ip) {
-			return t.maps.gen
+		if um := t.maps.fresh(); um.outside(ip) {
+			return um.gen
 		}
 	}
 	return 0

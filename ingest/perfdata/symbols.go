@@ -29,6 +29,7 @@ const (
 	dsoJIT
 	dsoVDSO
 	dsoKsym
+	dsoData // anonymous memory that is not code ("//anon", "[heap]"): no symbols
 )
 
 // dso is one binary (or kernel, or JIT map) whose symbols name
