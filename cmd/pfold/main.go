@@ -34,6 +34,7 @@ func command() *cmdutil.Command {
 			"perf record -g -- ./app && pfold perf.data | pflame > cpu.svg",
 			"perf record -g -o - -- ./app | pfold > out.folded",
 			"perf record -z --threads -a -g -- sleep 10 && pfold perf.data > all.folded",
+			"perf record --call-graph dwarf -- ./app && pfold perf.data > out.folded",
 			"perf script | pfold > out.folded",
 			"pfold --pid dump.txt.zst | flamegraph.pl > out.svg",
 			"pfold --mem 64MiB --stats huge.txt.gz -o out.folded",

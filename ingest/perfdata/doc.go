@@ -2,7 +2,10 @@
 // mode, its records compressed (perf record -z) or not: the header, the event attributes and feature sections, and the
 // records in the order perf processes them, naming each frame as perf
 // script does (ELF symbol tables, debug files, the build-id cache, the
-// kernel's symbols, JIT maps).
+// kernel's symbols, JIT maps). Samples of user stack copies (perf
+// record --call-graph dwarf) are walked by the binaries' call frame
+// information as perf walks them with libunwind (unwind.go), through
+// delve's parser of .eh_frame.
 //
 // Its input format (Format) folds the samples itself, without printing
 // them: samples repeat, so each is kept as the numbers of its header
@@ -18,6 +21,7 @@
 // perf script's.
 //
 // It imports fold, stream, ingest/format, ingest/perfscript (the one
-// format package another may import) and internal/table (its sites and
-// stack sums); never a transform, a writer or a command.
+// format package another may import), internal/table (its sites and
+// stack sums) and ingest/internal/rustname; never a transform, a writer
+// or a command.
 package perfdata

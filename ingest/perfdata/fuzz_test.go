@@ -18,7 +18,7 @@ import (
 // must fail with an error (a *FormatError for bad structure), never
 // panic or allocate more than the input suggests.
 func FuzzReplay(f *testing.F) {
-	for _, name := range []string{"cwork", "jit", "go"} {
+	for _, name := range []string{"cwork", "jit", "go", "dwarf"} {
 		data, err := os.ReadFile(filepath.Join("../../testdata/perfdata", name, "perf.data"))
 		if err != nil {
 			f.Fatal(err)
@@ -38,13 +38,13 @@ func FuzzReplay(f *testing.F) {
 		none := SymbolOptions{Symfs: "/nonexistent", BuildIDDir: "/nonexistent", Kallsyms: "/nonexistent"}
 		_, err := ReplayAt(bytes.NewReader(data), int64(len(data)), Options{Symbols: none}, func(s *Sample, comm string, frames []Frame) error {
 			n++
-			if len(frames) > maxStack {
-				t.Fatalf("%d frames, more than perf script's %d", len(frames), maxStack)
+			if len(frames) > 2*maxStack { // the kernel's and the unwound user frames
+				t.Fatalf("%d frames, more than perf script's %d", len(frames), 2*maxStack)
 			}
 			return nil
 		})
 		var fe *FormatError
-		if err != nil && !errors.As(err, &fe) && !errors.Is(err, ErrDwarf) {
+		if err != nil && !errors.As(err, &fe) {
 			t.Fatalf("error of type %T, want a *FormatError: %v", err, err)
 		}
 		_ = n
@@ -62,6 +62,36 @@ func FuzzReplay(f *testing.F) {
 				t.Fatal(err)
 			}
 			p.Read("fuzz", bytes.NewReader(data))
+		}
+	})
+}
+
+// FuzzUnwind feeds a recording of user stack copies (--call-graph
+// dwarf), mutated, to the unwinder with the binaries whose call frame
+// information walks them: any stack copy and registers unwind into at
+// most perf's number of frames, without a panic.
+func FuzzUnwind(f *testing.F) {
+	root := "../../testdata/perfdata"
+	data, err := os.ReadFile(filepath.Join(root, "dwarf", "perf.data"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	opt := Options{Symbols: SymbolOptions{
+		Symfs:      filepath.Join(root, "symfs"),
+		Kallsyms:   filepath.Join(root, "dwarf", "kallsyms"),
+		BuildIDDir: "/nonexistent",
+	}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, err := ReplayAt(bytes.NewReader(data), int64(len(data)), opt, func(s *Sample, comm string, frames []Frame) error {
+			if len(s.Unwound) > maxStack || len(frames) > 2*maxStack {
+				t.Fatalf("%d frames (%d unwound), more than perf script's", len(frames), len(s.Unwound))
+			}
+			return nil
+		})
+		var fe *FormatError
+		if err != nil && !errors.As(err, &fe) {
+			t.Fatalf("error of type %T, want a *FormatError: %v", err, err)
 		}
 	})
 }

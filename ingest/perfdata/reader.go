@@ -43,10 +43,6 @@ type Frame struct {
 // name and its frames, leaf first. Both are reused after it returns.
 type SampleFunc func(s *Sample, comm string, frames []Frame) error
 
-// ErrDwarf is returned for recordings whose call chains need DWARF
-// unwinding of copied user stacks (perf record --call-graph dwarf).
-var ErrDwarf = errors.New("this recording's call chains were recorded with --call-graph dwarf (user stack copies), which pfold does not unwind yet: fold it with `perf script -i FILE | pfold`")
-
 // Replay reads a recording from r (file mode or pipe mode) and calls fn
 // for each sample. A file-mode recording that is not a regular file is
 // copied to a temporary file first: its header points past the data.
@@ -182,6 +178,7 @@ type replay struct {
 	dec  *decoder
 	mach *machine
 	sym  *symbolizer
+	unw  *unwinder // --call-graph dwarf: walks the user stack copies
 
 	queue []queued
 	// mapped is the recording mapped whole, when the queue's records
@@ -536,6 +533,11 @@ func (rp *replay) queuedAt(start uint32) (off int64, typ uint32, misc uint16, re
 }
 
 func (rp *replay) runAll(srcs ...*source) error {
+	defer func() {
+		if rp.unw != nil {
+			rp.unw.close() // the binaries the unwinder read
+		}
+	}()
 	if rp.opt.Jobs < 2 || rp.sink == nil {
 		return rp.run(srcs...)
 	}
@@ -702,6 +704,10 @@ func (rp *replay) deliver(typ uint32, misc uint16, body []byte, off int64) error
 			return errAt(off, "comm record too short")
 		}
 		rp.mach.comm(int32(le.Uint32(body)), int32(le.Uint32(body[4:])), string(cstring(body[8:])))
+		if misc&miscCommExec != 0 && rp.unw != nil {
+			// perf empties libunwind's cache of the process at exec.
+			rp.unw.exec(rp.mach.findThread(int32(le.Uint32(body)), int32(le.Uint32(body[4:]))).maps)
+		}
 	case recFORK:
 		if len(body) < 16 {
 			return errAt(off, "fork record too short")
@@ -732,10 +738,15 @@ func (rp *replay) deliverSample(misc uint16, body []byte, off int64) error {
 	if err := rp.dec.decodeSample(s, misc, body, off); err != nil {
 		return err
 	}
-	if s.StackUser {
-		return ErrDwarf
-	}
 	t := rp.mach.findThread(s.Pid, s.Tid)
+	if len(s.UserStack) > 0 && s.UserRegs != nil && s.Attr.SampleType&sampleCallchain != 0 {
+		// The user frames, walked from the stack copy: chainFrames
+		// puts them after the kernel's, as perf script has them.
+		if rp.unw == nil {
+			rp.unw = newUnwinder(rp.sym)
+		}
+		s.Unwound = rp.unw.unwind(s, t, s.Unwound[:0], maxStack)
+	}
 	if s.Attr.SampleType&sampleRead == 0 {
 		return rp.deliverOne(s, t)
 	}
@@ -812,7 +823,14 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 		ips[k], modes[k] = ip, cpumode
 		k++
 	}
-	return ips[:k], modes[:k]
+	ips, modes = ips[:k], modes[:k]
+	// The frames unwound from a dwarf-mode sample's stack copy: perf
+	// bounds them on their own, and takes them as they are (a zero
+	// return address less one is a frame, not a marker).
+	for _, ip := range s.Unwound {
+		ips, modes = append(ips, ip), append(modes, cpumodeUser)
+	}
+	return ips, modes
 }
 
 // contextMode is the cpumode of the frames after a call chain's context

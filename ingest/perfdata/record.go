@@ -23,6 +23,16 @@ type Sample struct {
 	// StackUser: the sample carries a copy of the user stack
 	// (--call-graph dwarf), to be unwound with CFI.
 	StackUser bool
+	// UserRegs are the user registers sampled with the stack, in the
+	// order of the bits of Attr.RegsUser (perf's register numbers); nil
+	// when the sample has none (a kernel thread). UserStack is the copy
+	// of the stack from the sampled stack pointer up, as much as the
+	// kernel could copy. Both alias the record.
+	UserRegs  []byte
+	UserStack []byte
+	// Unwound are the user frames the replay walked from UserStack,
+	// leaf first (each caller's return address less one).
+	Unwound []uint64
 	// Reads are the counters the sample read (PERF_SAMPLE_READ: perf
 	// record -e '{a,b}:S'), with their ids.
 	Reads []ReadValue
@@ -161,7 +171,7 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 	cc := s.Callchain[:0]
 	// A recording with a fixed period (perf record -c) samples no
 	// period: perf takes the event's, as here.
-	*s = Sample{Attr: a, CPUMode: misc & 7, Period: a.Period, Callchain: cc, Branches: s.Branches[:0], Reads: s.Reads[:0]}
+	*s = Sample{Attr: a, CPUMode: misc & 7, Period: a.Period, Callchain: cc, Branches: s.Branches[:0], Reads: s.Reads[:0], Unwound: s.Unwound[:0]}
 	le := binary.LittleEndian
 	p := body
 	if st&sampleIdentifier != 0 {
@@ -288,7 +298,7 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 			if n > len(p) {
 				return shortSample(off, "user registers")
 			}
-			p = p[n:]
+			s.UserRegs, p = p[:n], p[n:]
 		}
 	}
 	if st&sampleStackUser != 0 {
@@ -300,12 +310,18 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 		if size > uint64(len(p)) {
 			return shortSample(off, "user stack")
 		}
+		stack := p[:size]
 		p = p[size:]
 		if size != 0 {
 			if len(p) < 8 {
 				return shortSample(off, "user stack dynamic size")
 			}
-			s.StackUser = true
+			// The part the kernel copied: perf unwinds within it.
+			dyn := le.Uint64(p)
+			if dyn > size {
+				return errAt(off, "user stack of %d bytes copied into %d", dyn, size)
+			}
+			s.StackUser, s.UserStack = true, stack[:dyn]
 		}
 	}
 	return nil

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # record.sh: re-record the perf.data fixtures of ingest/perfdata's tests.
 #
-# For each workload in src/ it records `perf record -e cpu-clock -F 999 -g`,
+# For each workload in src/ it records `perf record -e cpu-clock -F 999 -g`
+# (dwarf: `--call-graph dwarf,2048 -F 200`, user stack copies walked by
+# their binaries' call frame information),
 # then packs what perf script needs to name the frames without this
 # machine: a --symfs tree holding each mapped binary's symbol tables
 # (objcopy --strip-debug of its debug file, or of the binary, under
@@ -31,6 +33,7 @@ gcc -O1 -fno-omit-frame-pointer -o "$build/jitdump" "$here/src/jitdump.c"
 rustc -O -C force-frame-pointers=yes -o "$build/rustwork" "$here/src/rustwork.rs"
 rustc -O -C force-frame-pointers=yes -C symbol-mangling-version=v0 -o "$build/rustwork_v0" "$here/src/rustwork.rs"
 (cd "$build" && cp "$here/src/ocamlwork.ml" . && ocamlopt -o ocamlwork ocamlwork.ml)
+gcc -O2 -pthread -o "$build/dwarfwork" "$here/src/dwarfwork.c" # no frame pointers: CFI only
 
 declare -A cmd=(
 	[cwork]="$build/cwork"
@@ -43,10 +46,20 @@ declare -A cmd=(
 	[rust]="sh -c '$build/rustwork; $build/rustwork_v0'"
 	[ocaml]="$build/ocamlwork"
 	[jitdump]="$build/jitdump"
+	[dwarf]="$build/dwarfwork"
+	# Twice from a shell: a process whose parent's maps of libc are left
+	# over lower than its own (as ASLR has it, at times) gets no rules
+	# for libc from perf, which places them by the lowest map.
+	[dwarfsh]="sh -c '$build/dwarfwork; $build/dwarfwork'"
 )
+# How each is recorded, and the perf script options of its text: perf
+# script adds inlined functions to dwarf-mode stacks from DWARF line
+# tables, which pfold does not read, unless --no-inline.
+declare -A recargs=([dwarf]="--call-graph dwarf,2048 -F 200" [dwarfsh]="--call-graph dwarf,2048 -F 200")
+declare -A scriptargs=([dwarf]="--no-inline" [dwarfsh]="--no-inline")
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-	names=(cwork cpp go jit kernel plt overlap rust ocaml jitdump)
+	names=(cwork cpp go jit kernel plt overlap rust ocaml jitdump dwarf dwarfsh)
 	rm -rf "$here/symfs"
 fi
 # One symfs tree for all recordings: they share their libraries.
@@ -61,7 +74,7 @@ for n in "${names[@]}"; do
 		(cd "$build" && perf record -q -k 1 -e cpu-clock -F 999 -g -o "$build/jit-raw.data" -- "${cmd[$n]}" >/dev/null &&
 			perf inject --jit -i "$build/jit-raw.data" -o "$out/perf.data")
 	else
-		(cd "$build" && eval perf record -q -e cpu-clock -F 999 -g -o "$out/perf.data" -- "${cmd[$n]}" >/dev/null)
+		(cd "$build" && eval perf record -q -e cpu-clock ${recargs[$n]:--F 999 -g} -o "$out/perf.data" -- "${cmd[$n]}" >/dev/null)
 	fi
 	# Every executable mapping's binary (perf inject --jit maps its jitted
 	# code --xs), without its DWARF, at its path
@@ -107,6 +120,6 @@ for a in want:
 for i, (a, line) in enumerate(syms):
     if i in keep or line.split()[2] in ("_text", "_stext"): sys.stdout.write(line)
 ' >"$out/kallsyms"
-	perf script -i "$out/perf.data" -F +pid --symfs "$symfs" --kallsyms "$out/kallsyms" 2>/dev/null | gzip -9n >"$out/perf-script.txt.gz"
+	perf script -i "$out/perf.data" -F +pid ${scriptargs[$n]:-} --symfs "$symfs" --kallsyms "$out/kallsyms" 2>/dev/null | gzip -9n >"$out/perf-script.txt.gz"
 	echo "$n: $(stat -c %s "$out/perf.data") bytes, $(wc -l <"$out/kallsyms") kernel symbols"
 done
