@@ -43,14 +43,9 @@ func ParseLine(line []byte) (stack []byte, c Count, err error) {
 	// A count after a blank ends a differential's stack. Most stacks end
 	// in a letter, the rest in a name's digits after no blank: the
 	// count is seldom parsed.
-	j := len(stack)
-	for j > 0 && countByte(stack[j-1]) {
-		j--
-	}
-	if j > 1 && j < len(stack) && (stack[j-1] == ' ' || stack[j-1] == '\t') {
-		if b, err := ParseCount(stack[j:]); err == nil && len(bytes.TrimSpace(stack[:j-1])) > 0 {
-			return nil, Count{}, &DiffError{Stack: stack[:j-1], Before: b, After: c}
-		}
+	if j := diffTail(stack); j > 0 {
+		b, _ := ParseCount(stack[j:])
+		return nil, Count{}, &DiffError{Stack: stack[:j-1], Before: b, After: c}
 	}
 	return stack, c, nil
 }
@@ -87,12 +82,36 @@ func ParseDiffLine(line []byte) (stack []byte, before, after Count, diff bool, e
 	return nil, Count{}, Count{}, false, err
 }
 
-// AppendLine appends "stack COUNT\n" to dst.
+// AppendLine appends "stack COUNT\n" to dst. A stack whose leaf frame
+// ends in a blank and a number ("a;b 0") would read back as a
+// differential, stack BEFORE AFTER, as flamegraph.pl and ParseLine read
+// "a;b 0 5": that blank is written as '_' ("a;b_0 5"), as
+// stackcollapse-perf.pl writes the blanks of a process name.
 func AppendLine(dst, stack []byte, c Count) []byte {
+	start := len(dst)
 	dst = append(dst, stack...)
+	if j := diffTail(stack); j > 0 {
+		dst[start+j-1] = '_'
+	}
 	dst = append(dst, ' ')
 	dst = c.Append(dst)
 	return append(dst, '\n')
+}
+
+// diffTail returns where the count that ends stack begins, when a blank
+// comes before it and a frame before that (ParseLine's differential),
+// else 0.
+func diffTail(stack []byte) int {
+	j := len(stack)
+	for j > 0 && countByte(stack[j-1]) {
+		j--
+	}
+	if j > 1 && j < len(stack) && (stack[j-1] == ' ' || stack[j-1] == '\t') {
+		if _, err := ParseCount(stack[j:]); err == nil && len(bytes.TrimSpace(stack[:j-1])) > 0 {
+			return j
+		}
+	}
+	return 0
 }
 
 // Frames calls fn for each frame of stack, root first, until fn returns

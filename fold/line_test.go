@@ -79,6 +79,34 @@ func TestParseDiffLine(t *testing.T) {
 // FuzzParseLine checks that a line ParseLine accepts has a non-empty
 // stack and a non-negative count, and that the line AppendLine writes
 // from them reads back the same.
+// TestAppendLineReadsBack: a stack whose leaf ends in a blank and a
+// number is written with '_' for that blank, so that no reader takes the
+// number for a differential's first count; other stacks are written as
+// they are.
+func TestAppendLineReadsBack(t *testing.T) {
+	for _, tc := range []struct{ stack, line string }{
+		{"a;b 0", "a;b_0 7\n"},
+		{"0 0", "0_0 7\n"},
+		{"0; 0", "0;_0 7\n"},
+		{"{main} 00", "{main}_00 7\n"},
+		{"a;b 1.5e3", "a;b_1.5e3 7\n"},
+		{"a 1 2", "a 1_2 7\n"},
+		{"a;b\t3", "a;b_3 7\n"},
+		{" 0", " 0 7\n"},         // no frame before the number: not a differential
+		{"a;b0", "a;b0 7\n"},     // no blank
+		{"a;b 0x", "a;b 0x 7\n"}, // not a number
+		{"a; ", "a;  7\n"},       // a blank leaf
+	} {
+		line := string(AppendLine(nil, []byte(tc.stack), Int(7)))
+		if line != tc.line {
+			t.Errorf("AppendLine(%q) = %q, want %q", tc.stack, line, tc.line)
+		}
+		if _, c, err := ParseLine([]byte(strings.TrimSuffix(line, "\n"))); err != nil || c != Int(7) {
+			t.Errorf("%q reads back as count %v, %v", line, c, err)
+		}
+	}
+}
+
 func FuzzParseLine(f *testing.F) {
 	for _, s := range []string{
 		"a;b;c 12", "a b;c d 3", "a;b\t4", "a;b 4\r", "a;b 1.5", "a;b 20.", "a;b .5",

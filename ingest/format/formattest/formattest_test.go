@@ -46,6 +46,9 @@ func (p *toyParser) Line(name string, n int, line []byte) error {
 	if !ok || err != nil {
 		return p.diag.Malformed(name, n, line, "no count")
 	}
+	if len(stack) == 0 {
+		return p.diag.Malformed(name, n, line, "no stack")
+	}
 	if p.double {
 		c *= 2
 	}
