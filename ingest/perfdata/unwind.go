@@ -85,6 +85,9 @@ type unwinder struct {
 	caches map[*maps]*rsCache
 }
 
+// maxCtx bounds the rules kept by address (each a few hundred bytes).
+const maxCtx = 1 << 16
+
 type ctxKey struct {
 	t  *cfiTable
 	pc uint64
@@ -618,6 +621,9 @@ func (u *unwinder) frameContext(t *cfiTable, fde *frame.FrameDescriptionEntry, p
 	k := ctxKey{t, pc}
 	if fc, ok := u.ctx[k]; ok {
 		return fc
+	}
+	if len(u.ctx) >= maxCtx {
+		clear(u.ctx) // a bound on the memory of a long recording's rules
 	}
 	defer func() {
 		if r := recover(); r != nil {
