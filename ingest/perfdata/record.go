@@ -25,7 +25,8 @@ type Sample struct {
 	StackUser bool
 	// UserRegs are the user registers sampled with the stack, in the
 	// order of the bits of Attr.RegsUser (perf's register numbers); nil
-	// when the sample has none (a kernel thread). UserStack is the copy
+	// when the sample has none (a kernel thread) or they are a 32-bit
+	// process's, which pfold does not unwind. UserStack is the copy
 	// of the stack from the sampled stack pointer up, as much as the
 	// kernel could copy. Both alias the record.
 	UserRegs  []byte
@@ -43,6 +44,10 @@ type ReadValue struct{ Value, ID uint64 }
 
 // Branch is one entry of a sample's branch stack.
 type Branch struct{ From, To uint64 }
+
+// regsABI64 is PERF_SAMPLE_REGS_ABI_64: the sampled user registers are
+// a 64-bit process's.
+const regsABI64 = 2
 
 // Callchain context markers.
 const (
@@ -298,7 +303,10 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 			if n > len(p) {
 				return shortSample(off, "user registers")
 			}
-			s.UserRegs, p = p[:n], p[n:]
+			if abi == regsABI64 { // a 32-bit process's are not x86-64's
+				s.UserRegs = p[:n]
+			}
+			p = p[n:]
 		}
 	}
 	if st&sampleStackUser != 0 {
