@@ -637,7 +637,7 @@ func (rp *replay) out(typ uint32, misc uint16, body []byte, off int64) error {
 		return rp.deliver(typ, misc, body, off)
 	}
 	b := rp.cur
-	if s := &rp.outSample; typ == recSAMPLE && rp.dec.decodeSample(s, misc, body, off) == nil && !s.StackUser {
+	if s := &rp.outSample; typ == recSAMPLE && rp.dec.decodeSample(s, misc, body, off) == nil && s.UserStack == nil {
 		start := len(b.ips)
 		rp.outIPs, rp.outModes = chainFrames(s, rp.outIPs[:0], rp.outModes[:0])
 		b.ips, b.modes = append(b.ips, rp.outIPs...), append(b.modes, rp.outModes...)
@@ -703,10 +703,11 @@ func (rp *replay) deliver(typ uint32, misc uint16, body []byte, off int64) error
 		if len(body) < 8 {
 			return errAt(off, "comm record too short")
 		}
-		rp.mach.comm(int32(le.Uint32(body)), int32(le.Uint32(body[4:])), string(cstring(body[8:])))
+		pid, tid := int32(le.Uint32(body)), int32(le.Uint32(body[4:]))
+		rp.mach.comm(pid, tid, string(cstring(body[8:])))
 		if misc&miscCommExec != 0 && rp.unw != nil {
 			// perf empties libunwind's cache of the process at exec.
-			rp.unw.exec(rp.mach.findThread(int32(le.Uint32(body)), int32(le.Uint32(body[4:]))).maps)
+			rp.unw.exec(rp.mach.findThread(pid, tid).maps)
 		}
 	case recFORK:
 		if len(body) < 16 {
@@ -823,12 +824,12 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 		ips[k], modes[k] = ip, cpumode
 		k++
 	}
-	ips, modes = ips[:k], modes[:k]
 	// The frames unwound from a dwarf-mode sample's stack copy: perf
 	// bounds them on their own, and takes them as they are (a zero
 	// return address less one is a frame, not a marker).
-	for _, ip := range s.Unwound {
-		ips, modes = append(ips, ip), append(modes, cpumodeUser)
+	ips, modes = append(ips[:k], s.Unwound...), modes[:k]
+	for range s.Unwound {
+		modes = append(modes, cpumodeUser)
 	}
 	return ips, modes
 }

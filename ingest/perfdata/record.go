@@ -20,15 +20,13 @@ type Sample struct {
 	// Branches is the branch stack (from, to), kept when the event's
 	// branch stack is the call stack (--call-graph lbr).
 	Branches []Branch
-	// StackUser: the sample carries a copy of the user stack
-	// (--call-graph dwarf), to be unwound with CFI.
-	StackUser bool
 	// UserRegs are the user registers sampled with the stack, in the
 	// order of the bits of Attr.RegsUser (perf's register numbers); nil
 	// when the sample has none (a kernel thread) or they are a 32-bit
 	// process's, which pfold does not unwind. UserStack is the copy
 	// of the stack from the sampled stack pointer up, as much as the
-	// kernel could copy. Both alias the record.
+	// kernel could copy (--call-graph dwarf), nil when the sample has
+	// none. Both alias the record.
 	UserRegs  []byte
 	UserStack []byte
 	// Unwound are the user frames the replay walked from UserStack,
@@ -329,7 +327,7 @@ func (d *decoder) decodeSample(s *Sample, misc uint16, body []byte, off int64) e
 			if dyn > size {
 				return errAt(off, "user stack of %d bytes copied into %d", dyn, size)
 			}
-			s.StackUser, s.UserStack = true, stack[:dyn]
+			s.UserStack = stack[:dyn]
 		}
 	}
 	return nil

@@ -525,17 +525,11 @@ func (c *cursor) dwarfStep() stepResult {
 			return stepNoInfo
 		}
 		if fc = c.u.frameContext(t, fde, pc-base); fc == nil {
-			return stepError
+			return stepError // malformed, or rules of more than 17 registers
 		}
 		signal = strings.ContainsRune(fde.CIE.Augmentation, 'S')
 		cache.add(c.ip, base, fc, signal)
 	}
-	for r := range fc.Regs {
-		if r > dwRIP {
-			return stepError // libunwind keeps rules of 17 registers
-		}
-	}
-
 	// The CFA.
 	var cfa uint64
 	switch fc.CFA.Rule {
@@ -634,6 +628,11 @@ func (u *unwinder) frameContext(t *cfiTable, fde *frame.FrameDescriptionEntry, p
 	fc, err := fde.EstablishFrame(pc)
 	if err != nil {
 		return nil
+	}
+	for r := range fc.Regs {
+		if r > dwRIP {
+			return nil // libunwind keeps rules of 17 registers: an error
+		}
 	}
 	return fc
 }
