@@ -319,6 +319,17 @@ func (s *symbolizer) root(path string) string {
 
 func buildIDHex(id []byte) string { return hex.EncodeToString(id) }
 
+// buildIDLink returns the directory of perf's build-id cache where the
+// files of build id id are ("elf", "debug"), or "" without a cache or
+// an id.
+func (s *symbolizer) buildIDLink(id []byte) string {
+	if len(id) == 0 || s.opt.BuildIDDir == "" {
+		return ""
+	}
+	h := buildIDHex(id)
+	return filepath.Join(s.opt.BuildIDDir, ".build-id", h[:2], h[2:])
+}
+
 // candidates lists the files perf tries for a dso's symbols, in perf's
 // order: the build-id cache, debug files, the binary itself.
 func (s *symbolizer) candidates(d *dso) []string {
@@ -326,12 +337,8 @@ func (s *symbolizer) candidates(d *dso) []string {
 	if dl := s.debuglink(s.root(d.name)); dl != "" {
 		c = append(c, dl)
 	}
-	if len(d.buildID) > 0 {
-		h := buildIDHex(d.buildID)
-		if s.opt.BuildIDDir != "" {
-			link := filepath.Join(s.opt.BuildIDDir, ".build-id", h[:2], h[2:])
-			c = append(c, filepath.Join(link, "elf"), filepath.Join(link, "debug"))
-		}
+	if link := s.buildIDLink(d.buildID); link != "" {
+		c = append(c, filepath.Join(link, "elf"), filepath.Join(link, "debug"))
 	}
 	c = append(c, s.root("/usr/lib/debug"+d.name+".debug"), s.root("/usr/lib/debug"+d.name))
 	if len(d.buildID) > 0 {
@@ -1355,7 +1362,7 @@ func (s *symbolizer) openVDSO(d *dso) (*elf.File, error) {
 	}
 	h := buildIDHex(d.buildID)
 	for _, p := range []string{
-		filepath.Join(s.opt.BuildIDDir, ".build-id", h[:2], h[2:], "elf"),
+		filepath.Join(s.buildIDLink(d.buildID), "elf"),
 		filepath.Join(s.opt.BuildIDDir, "[vdso]", h, "vdso"),
 		s.root(filepath.Join("/[vdso]", h, "vdso")),
 	} {

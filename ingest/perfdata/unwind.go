@@ -168,9 +168,8 @@ func (u *unwinder) close() {
 // openData opens the file perf reads d's data from: its copy in the
 // build-id cache, else d's path (under --symfs).
 func (u *unwinder) openData(d *dso) (*os.File, error) {
-	if len(d.buildID) > 0 && u.sym.opt.BuildIDDir != "" {
-		h := buildIDHex(d.buildID)
-		if f, err := os.Open(filepath.Join(u.sym.opt.BuildIDDir, ".build-id", h[:2], h[2:], "elf")); err == nil {
+	if link := u.sym.buildIDLink(d.buildID); link != "" {
+		if f, err := os.Open(filepath.Join(link, "elf")); err == nil {
 			return f, nil
 		}
 	}
