@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/ianlancetaylor/demangle"
@@ -43,6 +45,8 @@ type dso struct {
 
 	state   dsoState
 	done    chan struct{} // closed when a load on another goroutine ends
+	snap    *dso          // what a prefetched load reads of it
+	claimed atomic.Bool   // a goroutine took its prefetched load
 	loadErr error
 	tab     symtab           // sorted by start, ends fixed up
 	shown   map[int32]string // names shown, by symbol
@@ -147,6 +151,10 @@ type symbolizer struct {
 	// sem, when set, bounds the loads running on their own goroutines
 	// (Prefetch); without it symbols are loaded at first use.
 	sem chan struct{}
+	// The prefetched loads not yet begun, oldest first: one that waits
+	// for a load takes them meanwhile (see ensure).
+	mu      sync.Mutex
+	pending []*dso
 }
 
 func newSymbolizer(opt SymbolOptions, h *Header, warn func(string)) *symbolizer {
@@ -256,14 +264,56 @@ func (s *symbolizer) prefetch(d *dso) {
 	}
 	d.state = dsoLoading
 	d.done = make(chan struct{})
-	snap := d.snapshot()
+	d.snap = d.snapshot()
+	s.mu.Lock()
+	s.pending = append(s.pending, d)
+	s.mu.Unlock()
 	go func() {
 		s.sem <- struct{}{}
-		snap.loadErr = s.load(snap)
+		s.loadPrefetched(d)
 		<-s.sem
-		d.tab, d.loadErr = snap.tab, snap.loadErr
-		close(d.done)
 	}()
+}
+
+// loadPrefetched runs d's prefetched load, unless another goroutine took
+// it.
+func (s *symbolizer) loadPrefetched(d *dso) {
+	if !d.claimed.CompareAndSwap(false, true) {
+		return
+	}
+	snap := d.snap
+	snap.loadErr = s.load(snap)
+	d.tab, d.loadErr, d.snap = snap.tab, snap.loadErr, nil
+	close(d.done)
+}
+
+// await waits for d's prefetched load to end. sem leaves the core of the
+// goroutine that prefetched to it; when that goroutine waits, as the
+// fold does for the kernel's symbols (reading /proc/kallsyms takes tens
+// of milliseconds), it runs the loads still waiting for sem, d's first.
+func (s *symbolizer) await(d *dso) {
+	s.loadPrefetched(d)
+	for {
+		select {
+		case <-d.done:
+			return
+		default:
+		}
+		s.mu.Lock()
+		var next *dso
+		for len(s.pending) > 0 && next == nil {
+			if o := s.pending[0]; !o.claimed.Load() {
+				next = o
+			}
+			s.pending = s.pending[1:]
+		}
+		s.mu.Unlock()
+		if next == nil {
+			<-d.done
+			return
+		}
+		s.loadPrefetched(next)
+	}
 }
 
 // ensure loads d's symbols, or waits for the load prefetch began, and
@@ -277,7 +327,7 @@ func (s *symbolizer) ensure(d *dso) {
 		d.loadErr = s.load(snap)
 		d.tab = snap.tab
 	case dsoLoading:
-		<-d.done
+		s.await(d)
 	}
 	d.state = dsoLoaded
 	if d.loadErr != nil && s.warn != nil {
