@@ -31,7 +31,9 @@ names and meaning: for perf script, stackcollapse-perf.pl's --pid, --tid,
 --kernel, --jit, --all, --addrs, --event-filter, --srcline, --inline,
 --context (addr2line and nm name the functions inlined at each frame's
 address, as the Perl has them do), and inferno's
---skip-after; for jstack, --include-tname, --include-tid, --shorten-pkgs;
+--skip-after; for perf.data, perf script's --symfs, --kallsyms and
+--no-inline (no inlined functions in frames unwound from --call-graph
+dwarf stack copies, which perf script, and so pfold, names by addr2line); for jstack, --include-tname, --include-tid, --shorten-pkgs;
 and so on (pfold --help lists them all, each naming its formats).
 
 Perf script input is folded by -j workers (default: every core) over

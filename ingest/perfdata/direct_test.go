@@ -107,7 +107,7 @@ func TestDirectMatchesText(t *testing.T) {
 	root := "../../testdata/perfdata"
 	text := newFormat(perfscript.Format, true)
 	var all [][]byte
-	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt", "rust", "ocaml", "jitdump", "dwarf", "dwarfsh"} {
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt", "rust", "ocaml", "jitdump", "dwarf", "dwarfsh", "inline"} {
 		dir := filepath.Join(root, name)
 		installJITMaps(t, dir)
 		data, err := os.ReadFile(filepath.Join(dir, "perf.data"))
@@ -116,7 +116,7 @@ func TestDirectMatchesText(t *testing.T) {
 		}
 		all = append(all, data)
 		for _, opts := range optionSets {
-			o := format.MapOptions{"symfs": filepath.Join(root, "symfs"), "kallsyms": filepath.Join(dir, "kallsyms")}
+			o := format.MapOptions{"symfs": filepath.Join(root, "symfs"), "kallsyms": filepath.Join(dir, "kallsyms"), "no-inline": noInline(t, dir)}
 			for k, v := range opts {
 				o[k] = v
 			}

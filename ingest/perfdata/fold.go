@@ -49,6 +49,7 @@ type folder struct {
 	recs     [][]uint32
 	recsLen  int // words in recs
 	resolved int // sites[:resolved] have had their symbols looked up
+	asked    int // sites[:asked] have had addr2line asked about them
 
 	// Folded frames, by fid, and the pieces of text they and the
 	// process names are made of (tokens), each held once.
@@ -113,6 +114,7 @@ type nameKey struct {
 	sym  int32
 	addr uint64
 	java bool
+	inl  bool // named with its inlined functions, by dso and addr
 }
 
 func newFolder(namer *perfscript.Namer, emit format.EmitFunc, addrs bool, budget int64, jobs int) *folder {
@@ -129,7 +131,7 @@ func (f *folder) begin(rp *replay) {
 	f.nameTok, f.toks, f.tokText, f.tokOf = f.nameTok[:0], f.toks[:0], f.tokText[:0], map[string]int32{}
 	f.semiTok = false
 	f.recs, f.recsLen = f.recs[:0], 0
-	f.resolved = 0
+	f.resolved, f.asked = 0, 0
 }
 
 func (f *folder) sample(s *Sample, t *thread) error {
@@ -202,6 +204,10 @@ func (c *siteCache) lookup(out []uint32, ips []uint64, modes []uint8, kgen uint6
 		case cpumodeUser:
 			if ip-vlo >= vlen { // outside the vdso (maps.outside)
 				gen = ugen
+			}
+		case cpumodeUnwound:
+			if ip-vlo >= vlen {
+				gen = unwoundGen(ugen)
 			}
 		}
 		if e := c.slot(ip, gen); gen != 0 && e.ip == ip && e.tag>>32 == gen {
@@ -822,11 +828,25 @@ func (f *folder) fid(id int32, java int) (int32, error) {
 	if st.sym < 0 && f.addrs || f.inline {
 		k.addr = st.addr
 	}
+	inl := rp.inlined(id)
+	if inl != nil {
+		k.addr, k.inl = st.addr, true
+	}
 	fid, ok := f.fidOf[k]
 	if !ok {
-		line := appendFrameLine(f.line[:0], rp.frame(id))
-		f.line = line
-		text, ends, skipAfter, err := f.namer.Frame(line[:len(line)-1], java == 1)
+		var (
+			text      []byte
+			ends      []int32
+			skipAfter bool
+			err       error
+		)
+		if inl == nil {
+			line := appendFrameLine(f.line[:0], rp.frame(id))
+			f.line = line
+			text, ends, skipAfter, err = f.namer.Frame(line[:len(line)-1], java == 1)
+		} else {
+			text, ends, skipAfter, err = f.nameInlined(inl, java == 1)
+		}
 		if err != nil {
 			return 0, err
 		}
@@ -854,12 +874,48 @@ func (f *folder) fid(id int32, java int) (int32, error) {
 	return fid, nil
 }
 
+// nameInlined folds a site's frames with its inlined functions
+// (innermost first) as the perf-script parser folds their lines: each
+// line's pieces, the lines root first, the leafmost up to the first
+// that --skip-after names.
+func (f *folder) nameInlined(frames []Frame, java bool) (text []byte, ends []int32, skipAfter bool, err error) {
+	type piece struct {
+		text []byte
+		ends []int32
+	}
+	lines := make([]piece, 0, len(frames))
+	for _, fr := range frames {
+		f.line = appendFrameLine(f.line[:0], fr)
+		t, e, skip, err := f.namer.Frame(f.line[:len(f.line)-1], java)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		lines = append(lines, piece{append([]byte(nil), t...), append([]int32(nil), e...)})
+		if skip {
+			skipAfter = true
+			break
+		}
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		base := int32(len(text))
+		text = append(text, lines[i].text...)
+		for _, e := range lines[i].ends {
+			ends = append(ends, base+e)
+		}
+	}
+	return text, ends, skipAfter, nil
+}
+
 // nameSites names each site the samples written down use, as the
 // process it is sampled in (java's or not) has it. With no java process
 // in the recording that is every site not named yet, in order: the
 // sites are interned from the samples kept and nothing else, and a
 // walk of the samples would read every frame.
 func (f *folder) nameSites() error {
+	// The inlined functions of the sites new since the last flush, a
+	// batch of addresses to each addr2line.
+	f.rp.askInlines(f.asked)
+	f.asked = len(f.rp.sites.sites)
 	if !f.java {
 		sf := f.siteFid[0]
 		for site := range f.rp.sites.sites {

@@ -23,6 +23,7 @@ var Format = newFormat(perfscript.Format, false)
 var flags = []format.Flag{
 	{Name: "symfs", Kind: format.String, Usage: "perf-data: look for binaries and debug files under `DIR`, as perf's --symfs"},
 	{Name: "kallsyms", Kind: format.String, Usage: "perf-data: kernel symbols from `FILE`, as perf's --kallsyms", Default: "/proc/kallsyms when the recording's kernel is the running one"},
+	{Name: "no-inline", Kind: format.Bool, Usage: "perf-data: no inlined functions (addr2line's) in the frames unwound from --call-graph dwarf stack copies, as perf script --no-inline"},
 }
 
 // ErrSrcline refuses --srcline on perf.data: perf script computes source
@@ -50,9 +51,10 @@ func newFormat(text format.Format, viaText bool) format.Format {
 			}
 			env := format.EnvOf(opts)
 			o := Options{
-				Symbols: SymbolOptions{Symfs: opts.String("symfs"), Kallsyms: opts.String("kallsyms")},
-				TmpDir:  env.TmpDir,
-				Jobs:    opts.Int("jobs"),
+				Symbols:  SymbolOptions{Symfs: opts.String("symfs"), Kallsyms: opts.String("kallsyms")},
+				TmpDir:   env.TmpDir,
+				Jobs:     opts.Int("jobs"),
+				NoInline: opts.Bool("no-inline"),
 			}
 			if env.Notes != nil {
 				o.Warn = func(s string) { fmt.Fprintln(env.Notes, s) }
@@ -112,8 +114,14 @@ func (p *parser) Finish() error {
 
 func (p *parser) Stats() string { return p.f.namer.Counts().String() }
 
-// Close ends what the namer started (--inline's addr2line processes).
-func (p *parser) Close() error { return p.f.namer.Close() }
+// Close ends what the namer started (--inline's addr2line processes),
+// and the replay's addr2line processes when a failed read left them.
+func (p *parser) Close() error {
+	if rp := p.f.rp; rp != nil && rp.inl != nil {
+		rp.inl.close()
+	}
+	return p.f.namer.Close()
+}
 
 // textParser replays each recording and hands perf script's text of it
 // to the text parser, line by line.

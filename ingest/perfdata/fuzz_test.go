@@ -81,7 +81,7 @@ func FuzzUnwind(f *testing.F) {
 		Symfs:      filepath.Join(root, "symfs"),
 		Kallsyms:   filepath.Join(root, "dwarf", "kallsyms"),
 		BuildIDDir: "/nonexistent",
-	}}
+	}, NoInline: true} // the walk is fuzzed, not addr2line
 	f.Fuzz(func(t *testing.T, data []byte) {
 		_, err := ReplayAt(bytes.NewReader(data), int64(len(data)), opt, func(s *Sample, comm string, frames []Frame) error {
 			if len(s.Unwound) > maxStack || len(frames) > 2*maxStack {

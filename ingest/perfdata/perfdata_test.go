@@ -41,7 +41,20 @@ func fixtureOptions(t *testing.T, root, dir string) Options {
 		Symfs:      filepath.Join(root, "symfs"),
 		Kallsyms:   filepath.Join(dir, "kallsyms"),
 		BuildIDDir: t.TempDir(),
-	}}
+	}, NoInline: noInline(t, dir)}
+}
+
+// noInline reports whether the recording in dir has perf script's text
+// without inlined functions (--no-inline, see record.sh); a recording
+// with them needs addr2line.
+func noInline(t *testing.T, dir string) bool {
+	switch filepath.Base(dir) {
+	case "dwarf", "dwarfsh":
+		return true
+	case "inline":
+		testenv.NeedTool(t, "Debian package binutils: perf script names inlined functions by addr2line", "addr2line")
+	}
+	return false
 }
 
 func script(t *testing.T, data string, opt Options) []byte {
@@ -83,7 +96,7 @@ func installJITMaps(t *testing.T, dir string) {
 // record.sh with the same --symfs and --kallsyms.
 func TestRecordings(t *testing.T) {
 	root := "../../testdata/perfdata"
-	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt", "overlap", "rust", "ocaml", "jitdump", "dwarf", "dwarfsh"} {
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt", "overlap", "rust", "ocaml", "jitdump", "dwarf", "dwarfsh", "inline"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(root, name)
 			installJITMaps(t, dir)
@@ -139,10 +152,16 @@ func TestFreshRecording(t *testing.T) {
 			workload := []string{bin}
 			switch mode {
 			case "dwarf": // user stack copies, walked by call frame information;
-				// twice from a shell, whose maps of libc perf keeps in its
-				// children (see unwind.go)
+				// from a shell, whose maps of libc perf keeps in its
+				// children (see unwind.go); and a program whose DWARF
+				// names inlined functions, which perf script adds
+				inl := filepath.Join(dir, "inlinework")
+				if out, err := exec.Command(cc, "-O2", "-g", "-o", inl, "../../testdata/perfdata/src/inlinework.c").CombinedOutput(); err != nil {
+					t.Fatalf("gcc: %v\n%s", err, out)
+				}
+				testenv.NeedTool(t, "Debian package binutils: perf script names inlined functions by addr2line", "addr2line")
 				args = append(args, "--call-graph", "dwarf,4096")
-				workload = []string{"sh", "-c", bin + "; " + bin}
+				workload = []string{"sh", "-c", bin + "; " + bin + "; " + inl}
 			case "z":
 				args = append(args, "-z")
 			case "period": // -c: a fixed period, not sampled
@@ -189,11 +208,6 @@ func TestFreshRecording(t *testing.T) {
 				}
 			}
 			sargs := []string{"script", "-i", data, "-F", "+pid"}
-			if mode == "dwarf" {
-				// perf script adds inlined functions to unwound frames from
-				// the binaries' DWARF, which pfold does not read.
-				sargs = append(sargs, "--no-inline")
-			}
 			ps := exec.Command(perf, sargs...)
 			ps.Env = append(os.Environ(), "HOME="+home)
 			want, err := ps.Output()

@@ -25,6 +25,10 @@ type Options struct {
 	// the replay, as soon as a sample needs one; otherwise each is
 	// loaded when first looked up. The result is the same.
 	Jobs int
+	// NoInline leaves out the inlined functions perf script adds to the
+	// frames it unwinds from stack copies (inlines.go), as perf script
+	// --no-inline does.
+	NoInline bool
 
 	// sink, when set, receives the samples as sites instead of the
 	// SampleFunc (the direct fold).
@@ -179,6 +183,7 @@ type replay struct {
 	mach *machine
 	sym  *symbolizer
 	unw  *unwinder // --call-graph dwarf: walks the user stack copies
+	inl  *inlines  // and names their frames' inlined functions
 
 	queue []queued
 	// mapped is the recording mapped whole, when the queue's records
@@ -255,6 +260,9 @@ func (rp *replay) start() {
 	}
 	rp.mach = newMachine(rp.sym)
 	rp.siteCache = new(siteCache)
+	if !rp.opt.NoInline {
+		rp.inl = newInlines(rp.opt.Warn)
+	}
 	if rp.sink != nil {
 		rp.sink.begin(rp)
 	}
@@ -537,6 +545,9 @@ func (rp *replay) runAll(srcs ...*source) error {
 		if rp.unw != nil {
 			rp.unw.close() // the binaries the unwinder read
 		}
+		if rp.sink == nil && rp.inl != nil {
+			rp.inl.close() // the sink names sites later (release)
+		}
 	}()
 	if rp.opt.Jobs < 2 || rp.sink == nil {
 		return rp.run(srcs...)
@@ -786,7 +797,12 @@ func (rp *replay) deliverOne(s *Sample, t *thread) error {
 	rp.ips, rp.modes = chainFrames(s, rp.ips[:0], rp.modes[:0])
 	rp.frames = rp.frames[:0]
 	for i, ip := range rp.ips {
-		rp.frames = append(rp.frames, rp.frame(rp.site(t, rp.modes[i], ip)))
+		id := rp.site(t, rp.modes[i], ip)
+		if inl := rp.inlined(id); inl != nil {
+			rp.frames = append(rp.frames, inl...)
+		} else {
+			rp.frames = append(rp.frames, rp.frame(id))
+		}
 	}
 	return rp.fn(s, t.comm, rp.frames)
 }
@@ -829,7 +845,7 @@ func chainFrames(s *Sample, ips []uint64, modes []uint8) ([]uint64, []uint8) {
 	// return address less one is a frame, not a marker).
 	ips, modes = append(ips[:k], s.Unwound...), modes[:k]
 	for range s.Unwound {
-		modes = append(modes, cpumodeUser)
+		modes = append(modes, cpumodeUnwound)
 	}
 	return ips, modes
 }
@@ -915,6 +931,10 @@ func (rp *replay) mapsGen(t *thread, cpumode uint8, ip uint64) uint64 {
 		if um := t.maps.fresh(); um.outside(ip) {
 			return um.gen
 		}
+	case cpumodeUnwound:
+		if um := t.maps.fresh(); um.outside(ip) {
+			return unwoundGen(um.gen)
+		}
 	}
 	return 0
 }
@@ -949,7 +969,7 @@ func (rp *replay) findSite(t *thread, cpumode uint8, ip uint64) int32 {
 	switch cpumode {
 	case cpumodeKernel:
 		mp = rp.mach.kernel.find(ip)
-	case cpumodeUser:
+	case cpumodeUser, cpumodeUnwound:
 		mp = t.maps.find(ip)
 	case cpumodeUserFB:
 		// A branch's address, found as perf's thread__find_map_fb does:
@@ -966,7 +986,7 @@ func (rp *replay) findSite(t *thread, cpumode uint8, ip uint64) int32 {
 			addr = ip - mp.start + mp.pgoff // perf script prints the address within the map
 		}
 	}
-	id, fresh := rp.sites.intern(d, addr)
+	id, fresh := rp.sites.intern(d, addr, cpumode == cpumodeUnwound)
 	if fresh && d != nil {
 		rp.sym.prefetch(d)
 	}
@@ -985,6 +1005,9 @@ func (rp *replay) release() int64 {
 		}
 	}
 	rp.sites, rp.siteCache = siteTable{}, nil
+	if rp.inl != nil {
+		rp.inl.close()
+	}
 	rp.sym.kernel, rp.sym.dsos = nil, nil
 	return n
 }

@@ -65,6 +65,10 @@ const (
 	// cpumodeUserFB is pfold's: a branch stack's address, looked up in
 	// the user maps and, for a kernel address, the kernel's.
 	cpumodeUserFB = 8
+	// cpumodeUnwound is pfold's too: a user frame unwound from the
+	// sample's stack copy, whose site is apart from the same address's
+	// in a call chain, for perf names it with its inlined functions.
+	cpumodeUnwound = 9
 )
 
 // reader decodes records against the recording's attributes.

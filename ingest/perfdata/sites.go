@@ -9,7 +9,24 @@ type site struct {
 	dso   *dso   // nil: no map holds the address
 	addr  uint64 // within the dso (what perf script prints), or the ip
 	sym   int32  // index in dso.syms; -1: none; symUnresolved: not looked up
-	dsoID uint32 // dso.id, the key's other half; 0 for none
+	dsoID uint32 // dso.id, the key's other half (0 for none), | unwoundSite
+}
+
+// unwoundSite marks in dsoID a site of frames unwound from stack
+// copies (cpumodeUnwound): apart from the same address's in call
+// chains, since perf adds inlined functions to those frames only.
+const unwoundSite = 1 << 31
+
+func (s *site) unwound() bool { return s.dsoID&unwoundSite != 0 }
+
+// unwoundGen is the gen the site cache keeps unwound frames' sites by,
+// for maps of gen: apart from the call chains' (0, not kept, for a gen
+// of 2^31 or more).
+func unwoundGen(gen uint64) uint64 {
+	if gen >= 1<<31 {
+		return 0
+	}
+	return gen | 1<<31
 }
 
 const symUnresolved = -2
@@ -27,10 +44,13 @@ func siteHash(dso uint32, addr uint64) uint64 {
 }
 
 // intern returns the index of (d, addr)'s site, adding it when new.
-func (t *siteTable) intern(d *dso, addr uint64) (int32, bool) {
+func (t *siteTable) intern(d *dso, addr uint64, unwound bool) (int32, bool) {
 	var id uint32
 	if d != nil {
 		id = d.id
+	}
+	if unwound {
+		id |= unwoundSite
 	}
 	h := siteHash(id, addr)
 	i := t.ix.Start(h)

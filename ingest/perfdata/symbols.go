@@ -83,6 +83,12 @@ type symbol struct {
 type symtab struct {
 	syms  []symbol
 	names []byte
+	// symsrc is the file the symbols were read from when it has a
+	// .symtab (perf's symsrc_filename), and textOffset the runtime
+	// file's .text address less its offset: where addr2line is asked
+	// about inlined functions, and the address it is asked (inlines.go).
+	symsrc     string
+	textOffset uint64
 	// inserted: the symbols of seq below it came before fixup, whose
 	// erasures are erased (in order); the rest were added after.
 	inserted int
@@ -434,6 +440,7 @@ func (s *symbolizer) debuglink(file string) string {
 // elfSource is one opened candidate.
 type elfSource struct {
 	f      *elf.File
+	path   string
 	closer io.Closer
 	symtab bool
 	dynsym bool
@@ -465,7 +472,7 @@ func (s *symbolizer) loadELF(d *dso) error {
 				continue
 			}
 		}
-		src := &elfSource{f: f, closer: f}
+		src := &elfSource{f: f, path: path, closer: f}
 		if sec := f.Section(".symtab"); sec != nil && sec.Type == elf.SHT_SYMTAB {
 			src.symtab = true
 		}
@@ -502,6 +509,9 @@ func (s *symbolizer) loadELF(d *dso) error {
 			}
 			fixup(&tab, false)
 			tab.add(pltSymbols(runtime.f, s, &tab))
+			if text := runtime.f.Section(".text"); text != nil {
+				tab.textOffset = text.Addr - text.Offset
+			}
 			d.tab = tab
 			return nil
 		}
@@ -519,6 +529,12 @@ func (s *symbolizer) loadELF(d *dso) error {
 	if len(tab.syms) > 0 {
 		fixup(&tab, false)
 		tab.add(pltSymbols(runtime.f, s, &tab))
+		if symsSrc.symtab {
+			tab.symsrc = symsSrc.path
+		}
+		if text := runtime.f.Section(".text"); text != nil {
+			tab.textOffset = text.Addr - text.Offset
+		}
 		d.tab = tab
 	}
 	return nil

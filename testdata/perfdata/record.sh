@@ -34,6 +34,7 @@ rustc -O -C force-frame-pointers=yes -o "$build/rustwork" "$here/src/rustwork.rs
 rustc -O -C force-frame-pointers=yes -C symbol-mangling-version=v0 -o "$build/rustwork_v0" "$here/src/rustwork.rs"
 (cd "$build" && cp "$here/src/ocamlwork.ml" . && ocamlopt -o ocamlwork ocamlwork.ml)
 gcc -O2 -pthread -o "$build/dwarfwork" "$here/src/dwarfwork.c" # no frame pointers: CFI only
+gcc -O2 -g -o "$build/inlinework" "$here/src/inlinework.c" # its DWARF stays, in symfs too
 
 declare -A cmd=(
 	[cwork]="$build/cwork"
@@ -51,15 +52,17 @@ declare -A cmd=(
 	# over lower than its own (as ASLR has it, at times) gets no rules
 	# for libc from perf, which places them by the lowest map.
 	[dwarfsh]="sh -c '$build/dwarfwork; $build/dwarfwork'"
+	[inline]="$build/inlinework"
 )
 # How each is recorded, and the perf script options of its text: perf
-# script adds inlined functions to dwarf-mode stacks from DWARF line
-# tables, which pfold does not read, unless --no-inline.
-declare -A recargs=([dwarf]="--call-graph dwarf,2048 -F 200" [dwarfsh]="--call-graph dwarf,2048 -F 200")
+# script adds inlined functions to dwarf-mode stacks (addr2line's, from
+# DWARF) unless --no-inline; dwarf/ and dwarfsh/ are without them, as
+# pfold folded them before it asked addr2line too, inline/ with them.
+declare -A recargs=([dwarf]="--call-graph dwarf,2048 -F 200" [dwarfsh]="--call-graph dwarf,2048 -F 200" [inline]="--call-graph dwarf,2048 -F 300")
 declare -A scriptargs=([dwarf]="--no-inline" [dwarfsh]="--no-inline")
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-	names=(cwork cpp go jit kernel plt overlap rust ocaml jitdump dwarf dwarfsh)
+	names=(cwork cpp go jit kernel plt overlap rust ocaml jitdump dwarf dwarfsh inline)
 	rm -rf "$here/symfs"
 fi
 # One symfs tree for all recordings: they share their libraries.
@@ -86,6 +89,7 @@ for n in "${names[@]}"; do
 			mkdir -p "$(dirname "$symfs$path")"
 			case $path in
 			*/jitted-*.so) cp "$path" "$symfs$path" ;; # objcopy spoils their symbols for perf
+			*/inlinework) cp "$path" "$symfs$path" ;;  # addr2line reads its DWARF
 			*) objcopy --strip-debug "$path" "$symfs$path" ;;
 			esac
 			id=$(readelf -n "$path" 2>/dev/null | awk '/Build ID/ { print $3; exit }')
