@@ -107,7 +107,7 @@ func TestDirectMatchesText(t *testing.T) {
 	root := "../../testdata/perfdata"
 	text := newFormat(perfscript.Format, true)
 	var all [][]byte
-	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt", "rust", "ocaml", "jitdump", "dwarf", "dwarfsh", "inline"} {
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt", "rust", "ocaml", "jitdump", "dwarf", "dwarfsh", "inline", "dwarf32"} {
 		dir := filepath.Join(root, name)
 		installJITMaps(t, dir)
 		data, err := os.ReadFile(filepath.Join(dir, "perf.data"))

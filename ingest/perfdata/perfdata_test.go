@@ -96,7 +96,7 @@ func installJITMaps(t *testing.T, dir string) {
 // record.sh with the same --symfs and --kallsyms.
 func TestRecordings(t *testing.T) {
 	root := "../../testdata/perfdata"
-	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt", "overlap", "rust", "ocaml", "jitdump", "dwarf", "dwarfsh", "inline"} {
+	for _, name := range []string{"cwork", "cpp", "go", "jit", "kernel", "plt", "overlap", "rust", "ocaml", "jitdump", "dwarf", "dwarfsh", "inline", "dwarf32"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(root, name)
 			installJITMaps(t, dir)

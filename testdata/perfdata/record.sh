@@ -11,7 +11,7 @@
 # around the sampled kernel addresses (--kallsyms). The oracle is
 # perf script's own text for the recording with those options, gzipped.
 #
-# Needs: perf, gcc, g++, go, rustc, ocamlopt (Debian ocaml-nox), objcopy,
+# Needs: perf, gcc (and gcc-multilib, for -m32), g++, go, rustc, ocamlopt (Debian ocaml-nox), objcopy,
 # readelf, python3; run as root (kernel samples). Usage: testdata/perfdata/record.sh [NAME...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +35,7 @@ rustc -O -C force-frame-pointers=yes -C symbol-mangling-version=v0 -o "$build/ru
 (cd "$build" && cp "$here/src/ocamlwork.ml" . && ocamlopt -o ocamlwork ocamlwork.ml)
 gcc -O2 -pthread -o "$build/dwarfwork" "$here/src/dwarfwork.c" # no frame pointers: CFI only
 gcc -O2 -g -o "$build/inlinework" "$here/src/inlinework.c" # its DWARF stays, in symfs too
+gcc -m32 -O2 -o "$build/inlinework32" "$here/src/inlinework.c"
 
 declare -A cmd=(
 	[cwork]="$build/cwork"
@@ -53,16 +54,21 @@ declare -A cmd=(
 	# for libc from perf, which places them by the lowest map.
 	[dwarfsh]="sh -c '$build/dwarfwork; $build/dwarfwork'"
 	[inline]="$build/inlinework"
+	# A 32-bit process: Debian's perf has no 32-bit libunwind, and
+	# prints its dwarf-mode samples without user frames.
+	[dwarf32]="$build/inlinework32"
 )
 # How each is recorded, and the perf script options of its text: perf
 # script adds inlined functions to dwarf-mode stacks (addr2line's, from
 # DWARF) unless --no-inline; dwarf/ and dwarfsh/ are without them, as
 # pfold folded them before it asked addr2line too, inline/ with them.
-declare -A recargs=([dwarf]="--call-graph dwarf,2048 -F 200" [dwarfsh]="--call-graph dwarf,2048 -F 200" [inline]="--call-graph dwarf,2048 -F 300")
+declare -A recargs=([dwarf]="--call-graph dwarf,2048 -F 200" [dwarfsh]="--call-graph dwarf,2048 -F 200" [inline]="--call-graph dwarf,2048 -F 300" [dwarf32]="--call-graph dwarf,1024 -F 100")
+# Recordings whose frames perf names from no binary: no symfs copies.
+declare -A nosymfs=([dwarf32]=1)
 declare -A scriptargs=([dwarf]="--no-inline" [dwarfsh]="--no-inline")
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-	names=(cwork cpp go jit kernel plt overlap rust ocaml jitdump dwarf dwarfsh inline)
+	names=(cwork cpp go jit kernel plt overlap rust ocaml jitdump dwarf dwarfsh inline dwarf32)
 	rm -rf "$here/symfs"
 fi
 # One symfs tree for all recordings: they share their libraries.
@@ -82,6 +88,7 @@ for n in "${names[@]}"; do
 	# Every executable mapping's binary (perf inject --jit maps its jitted
 	# code --xs), without its DWARF, at its path
 	# under symfs, and its debug file's symbol table where there is one.
+	[ -n "${nosymfs[$n]:-}" ] ||
 	perf script -i "$out/perf.data" --show-mmap-events 2>/dev/null |
 		awk '/PERF_RECORD_MMAP/ && / [r-][w-]x[ps] / { print $NF }' | sort -u |
 		while read -r path; do
