@@ -2,9 +2,14 @@ package perfdata
 
 import (
 	"debug/elf"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/internal/stacktest"
 	"github.com/pfold/pfold/internal/testenv"
 )
 
@@ -57,5 +62,27 @@ func TestInlinesParted(t *testing.T) {
 			}
 			break
 		}
+	}
+}
+
+// TestNoAddr2line: without addr2line, unwound frames fold as with
+// --no-inline, and a note says why.
+func TestNoAddr2line(t *testing.T) {
+	root := "../../testdata/perfdata"
+	dir := filepath.Join(root, "inline")
+	data, err := os.ReadFile(filepath.Join(dir, "perf.data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := format.MapOptions{"symfs": filepath.Join(root, "symfs"), "kallsyms": filepath.Join(dir, "kallsyms")}
+	t.Setenv("PATH", t.TempDir())
+	got := foldWith(t, Format, o, 0, data)
+	o["no-inline"] = true
+	want := foldWith(t, Format, o, 0, data)
+	if got.stacks != want.stacks {
+		t.Errorf("without addr2line: %s", stacktest.FirstDiff(got.stacks, want.stacks))
+	}
+	if !strings.Contains(got.notes, "no inlined functions") || !strings.Contains(got.notes, "binutils") {
+		t.Errorf("notes %q say nothing of addr2line", got.notes)
 	}
 }
