@@ -75,20 +75,24 @@ func (fl *Folder) Fold(r *stream.Reader) error {
 
 func init() { stream.DirInput = perfDataDir }
 
-// perfDataDir returns the header file of perf record --threads'
-// directory recording, "data", or "" when dir is not one.
-func perfDataDir(dir string) string {
+// perfDataDir returns the header file of perf record's directory
+// recording (--threads, --kcore), "data", or "" when dir is not one; an
+// empty "data" is perf record's failure (perf script: "zero-sized
+// data"), an error.
+func perfDataDir(dir string) (string, error) {
 	name := filepath.Join(dir, "data")
 	f, err := os.Open(name)
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	defer f.Close()
 	head := make([]byte, 8)
-	if _, err := io.ReadFull(f, head); err != nil || !perfdata.IsPerfData(head) {
-		return ""
+	if n, err := io.ReadFull(f, head); n == 0 && err == io.EOF {
+		return "", fmt.Errorf("%s: a perf record directory whose data file is empty: perf record wrote nothing (it failed, or was killed as it began)", dir)
+	} else if err != nil || !perfdata.IsPerfData(head) {
+		return "", nil
 	}
-	return name
+	return name, nil
 }
 
 func (fl *Folder) input(r *stream.Reader) error {

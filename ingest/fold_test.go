@@ -158,6 +158,13 @@ func TestDirectoryInput(t *testing.T) {
 	if _, _, err := DetectInputs([]string{plain}, nil); err == nil || err.Error() != plain+": is a directory" {
 		t.Errorf("DetectInputs: %v", err)
 	}
+	// perf record --kcore, failed: the directory, its data file empty.
+	failed := filepath.Join(t.TempDir(), "kc.data")
+	os.Mkdir(failed, 0o755)
+	os.WriteFile(filepath.Join(failed, "data"), nil, 0o644)
+	if _, _, _, err := foldInputs(t, Auto, false, failed); err == nil || !strings.Contains(err.Error(), "data file is empty: perf record wrote nothing") {
+		t.Errorf("an empty recording directory: %v", err)
+	}
 	file := "../testdata/perfdata/cwork/perf.data"
 	rec := filepath.Join(t.TempDir(), "perf.data")
 	os.Mkdir(rec, 0o755)

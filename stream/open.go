@@ -58,9 +58,10 @@ const readBufSize = 1 << 20
 func Open(name string) (io.ReadCloser, error) { return openFrom(name, os.Stdin) }
 
 // DirInput, when set, names the file that stands for an input that is a
-// directory, or "": ingest has perf record --threads' directory read
-// through its header file, which finds the rest beside it.
-var DirInput func(dir string) string
+// directory, or "", or says what is wrong with the directory: ingest has
+// perf record --threads' directory read through its header file, which
+// finds the rest beside it.
+var DirInput func(dir string) (string, error)
 
 func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 	var f io.ReadCloser
@@ -79,7 +80,9 @@ func openFrom(name string, stdin io.Reader) (io.ReadCloser, error) {
 			file.Close()
 			inner := ""
 			if DirInput != nil {
-				inner = DirInput(name)
+				if inner, err = DirInput(name); err != nil {
+					return nil, err
+				}
 			}
 			if inner == "" {
 				return nil, fmt.Errorf("%s: is a directory", name)
