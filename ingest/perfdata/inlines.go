@@ -3,11 +3,12 @@ package perfdata
 import (
 	"bufio"
 	"fmt"
-	"io"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/pfold/pfold/ingest/internal/coproc"
 )
 
 // Inlined functions, as perf script adds them to the frames it unwinds
@@ -121,7 +122,7 @@ func (p *a2l) ask(addrs []uint64) [][]string {
 	}
 	werr := make(chan error, 1)
 	go func() {
-		w := bufio.NewWriter(p.in)
+		w := bufio.NewWriter(p.In)
 		for _, a := range addrs {
 			// The address, then "," that addr2line cannot read: its
 			// answer, "??" and "??:0", ends the address's.
@@ -159,30 +160,16 @@ func (in *inlines) close() {
 // a2l is one `addr2line -e FILE -i -f` process.
 type a2l struct {
 	file string
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Reader
-	bad  bool  // it did not start, or stopped: every answer is nothing
-	err  error // why it did not start
+	*coproc.Proc
+	bad bool  // it did not start, or stopped: every answer is nothing
+	err error // why it did not start
 }
 
 func startA2L(file string) *a2l {
-	p := &a2l{file: file, cmd: exec.Command("addr2line", "-e", file, "-i", "-f")}
-	in, err := p.cmd.StdinPipe()
-	if err != nil {
-		p.bad, p.err = true, err
-		return p
+	p := &a2l{file: file}
+	if p.Proc, p.err = coproc.Start(exec.Command("addr2line", "-e", file, "-i", "-f")); p.err != nil {
+		p.bad = true
 	}
-	out, err := p.cmd.StdoutPipe()
-	if err != nil {
-		p.bad, p.err = true, err
-		return p
-	}
-	if err := p.cmd.Start(); err != nil {
-		p.bad, p.err = true, err
-		return p
-	}
-	p.in, p.out = in, bufio.NewReader(out)
 	return p
 }
 
@@ -217,11 +204,11 @@ func (p *a2l) answer() (fns []string, ok bool) {
 // record reads one record: its function (trimmed, as perf's strim) and
 // whether its file:line is not "??:0".
 func (p *a2l) record() (fn string, found, ok bool) {
-	l1, err := p.out.ReadString('\n')
+	l1, err := p.Out.ReadString('\n')
 	if err != nil {
 		return "", false, false
 	}
-	l2, err := p.out.ReadString('\n')
+	l2, err := p.Out.ReadString('\n')
 	if err != nil {
 		return "", false, false
 	}
@@ -233,11 +220,8 @@ func (p *a2l) record() (fn string, found, ok bool) {
 }
 
 func (p *a2l) close() {
-	if p.in != nil {
-		p.in.Close()
-	}
-	if p.cmd.Process != nil {
-		p.cmd.Wait()
+	if p.Proc != nil {
+		p.Proc.Close()
 	}
 }
 

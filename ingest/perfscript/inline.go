@@ -1,7 +1,6 @@
 package perfscript
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/pfold/pfold/ingest/internal/coproc"
 )
 
 // inliner names a frame's inlined functions for --inline, as
@@ -167,9 +168,7 @@ func (in *inliner) close() {
 // no module has, whose answer ("??", "??:0") after its own echo marks
 // where the first answer ends; addr2line flushes after each address.
 type addr2line struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
+	*coproc.Proc
 	bad bool  // it did not start, or stopped: every answer is empty
 	err error // why it did not start
 }
@@ -179,23 +178,12 @@ type addr2line struct {
 const sentinel = "0xffffffffffffffff"
 
 func startAddr2line(mod string, stderr io.Writer) *addr2line {
-	a := &addr2line{cmd: exec.Command("addr2line", "-a", "-e", mod, "-i", "-f", "-s", "-C")}
-	a.cmd.Stderr = stderr
-	in, err := a.cmd.StdinPipe()
-	if err != nil {
+	cmd := exec.Command("addr2line", "-a", "-e", mod, "-i", "-f", "-s", "-C")
+	cmd.Stderr = stderr
+	a := &addr2line{}
+	if a.Proc, a.err = coproc.Start(cmd); a.err != nil {
 		a.bad = true
-		return a
 	}
-	out, err := a.cmd.StdoutPipe()
-	if err != nil {
-		a.bad = true
-		return a
-	}
-	if err := a.cmd.Start(); err != nil {
-		a.bad, a.err = true, err
-		return a
-	}
-	a.in, a.out = in, bufio.NewReader(out)
 	return a
 }
 
@@ -207,14 +195,14 @@ func (a *addr2line) lookup(pc string) []string {
 	if a.bad {
 		return nil
 	}
-	if _, err := io.WriteString(a.in, pc+"\n"+sentinel+"\n"); err != nil {
+	if _, err := io.WriteString(a.In, pc+"\n"+sentinel+"\n"); err != nil {
 		a.bad = true
 		return nil
 	}
 	var lines []string
 	first := true
 	for {
-		l, err := a.out.ReadString('\n')
+		l, err := a.Out.ReadString('\n')
 		if err != nil {
 			a.bad = true
 			return nil
@@ -231,7 +219,7 @@ func (a *addr2line) lookup(pc string) []string {
 	}
 	// The sentinel's own answer: "??" and "??:0".
 	for range 2 {
-		if _, err := a.out.ReadString('\n'); err != nil {
+		if _, err := a.Out.ReadString('\n'); err != nil {
 			a.bad = true
 			return nil
 		}
@@ -240,11 +228,8 @@ func (a *addr2line) lookup(pc string) []string {
 }
 
 func (a *addr2line) close() {
-	if a.in != nil {
-		a.in.Close()
-	}
-	if a.cmd.Process != nil {
-		a.cmd.Wait()
+	if a.Proc != nil {
+		a.Proc.Close()
 	}
 }
 
