@@ -913,9 +913,11 @@ func (f *folder) nameInlined(frames []Frame, java bool) (text []byte, ends []int
 // walk of the samples would read every frame.
 func (f *folder) nameSites() error {
 	// The inlined functions of the sites new since the last flush, a
-	// batch of addresses to each addr2line.
+	// batch of addresses to each addr2line; forgotten once the sites
+	// are named, which is all they are for.
 	f.rp.askInlines(f.asked)
 	f.asked = len(f.rp.sites.sites)
+	defer f.rp.forgetInlines()
 	if !f.java {
 		sf := f.siteFid[0]
 		for site := range f.rp.sites.sites {

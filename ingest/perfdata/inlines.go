@@ -272,6 +272,13 @@ func (rp *replay) inlined(id int32) []Frame {
 	return frames
 }
 
+// forgetInlines drops addr2line's answers (its processes stay).
+func (rp *replay) forgetInlines() {
+	if rp.inl != nil {
+		clear(rp.inl.cache)
+	}
+}
+
 // askInlines asks addr2line, a batch a file, about the unwound sites
 // from site from on whose answers are not known yet.
 func (rp *replay) askInlines(from int) {
