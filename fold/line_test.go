@@ -76,9 +76,6 @@ func TestParseDiffLine(t *testing.T) {
 	}
 }
 
-// FuzzParseLine checks that a line ParseLine accepts has a non-empty
-// stack and a non-negative count, and that the line AppendLine writes
-// from them reads back the same.
 // TestAppendLineReadsBack: a stack whose leaf ends in a blank and a
 // number is written with '_' for that blank, so that no reader takes the
 // number for a differential's first count; other stacks are written as
@@ -107,6 +104,9 @@ func TestAppendLineReadsBack(t *testing.T) {
 	}
 }
 
+// FuzzParseLine checks that a line ParseLine accepts has a non-empty
+// stack and a non-negative count, and that the line AppendLine writes
+// from them reads back the same.
 func FuzzParseLine(f *testing.F) {
 	for _, s := range []string{
 		"a;b;c 12", "a b;c d 3", "a;b\t4", "a;b 4\r", "a;b 1.5", "a;b 20.", "a;b .5",

@@ -33,7 +33,8 @@ names and meaning: for perf script, stackcollapse-perf.pl's --pid, --tid,
 address, as the Perl has them do), and inferno's
 --skip-after; for perf.data, perf script's --symfs, --kallsyms and
 --no-inline (no inlined functions in frames unwound from --call-graph
-dwarf stack copies, which perf script, and so pfold, names by addr2line); for jstack, --include-tname, --include-tid, --shorten-pkgs;
+dwarf stack copies, which perf script, and so pfold, names by
+addr2line); for jstack, --include-tname, --include-tid, --shorten-pkgs;
 and so on (pfold --help lists them all, each naming its formats).
 
 Perf script input is folded by -j workers (default: every core) over

@@ -22,6 +22,7 @@
 //
 // It imports fold, stream, ingest/format, ingest/perfscript (the one
 // format package another may import), internal/table (its sites and
-// stack sums) and ingest/internal/rustname; never a transform, a writer
-// or a command.
+// stack sums), ingest/internal/rustname, ingest/internal/coproc (addr2line
+// for inlined functions) and delve's DWARF frame and expression packages;
+// never a transform, a writer or a command.
 package perfdata

@@ -927,13 +927,12 @@ func (rp *replay) mapsGen(t *thread, cpumode uint8, ip uint64) uint64 {
 	switch cpumode {
 	case cpumodeKernel:
 		return rp.mach.kernel.gen
-	case cpumodeUser:
+	case cpumodeUser, cpumodeUnwound:
 		if um := t.maps.fresh(); um.outside(ip) {
+			if cpumode == cpumodeUnwound {
+				return unwoundGen(um.gen)
+			}
 			return um.gen
-		}
-	case cpumodeUnwound:
-		if um := t.maps.fresh(); um.outside(ip) {
-			return unwoundGen(um.gen)
 		}
 	}
 	return 0

@@ -509,9 +509,7 @@ func (s *symbolizer) loadELF(d *dso) error {
 			}
 			fixup(&tab, false)
 			tab.add(pltSymbols(runtime.f, s, &tab))
-			if text := runtime.f.Section(".text"); text != nil {
-				tab.textOffset = text.Addr - text.Offset
-			}
+			tab.textOffset = textOffset(runtime.f)
 			d.tab = tab
 			return nil
 		}
@@ -532,12 +530,19 @@ func (s *symbolizer) loadELF(d *dso) error {
 		if symsSrc.symtab {
 			tab.symsrc = symsSrc.path
 		}
-		if text := runtime.f.Section(".text"); text != nil {
-			tab.textOffset = text.Addr - text.Offset
-		}
+		tab.textOffset = textOffset(runtime.f)
 		d.tab = tab
 	}
 	return nil
+}
+
+// textOffset is f's .text address less its offset in the file (perf's
+// dso->text_offset), 0 without one.
+func textOffset(f *elf.File) uint64 {
+	if text := f.Section(".text"); text != nil {
+		return text.Addr - text.Offset
+	}
+	return 0
 }
 
 // sortSyms sorts s by start, keeping the order of equal starts, as
