@@ -90,6 +90,19 @@ func Lookup(name string) (*format.Format, error) {
 	return nil, fmt.Errorf("unknown format %q (want %s or %s)", name, strings.Join(Names(), ", "), Auto)
 }
 
+// CheckOptions runs every format's Check on opts: the first error is
+// a usage error of the command.
+func CheckOptions(opts format.Options) error {
+	for _, f := range Registered {
+		if f.Check != nil {
+			if err := f.Check(opts); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // Names lists the formats' names, in registry order.
 func Names() []string {
 	names := make([]string, len(Registered))

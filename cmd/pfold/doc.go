@@ -30,8 +30,9 @@ Each format takes the options of the script it replaces, with the same
 names and meaning: for perf script, stackcollapse-perf.pl's --pid, --tid,
 --kernel, --jit, --all, --addrs, --event-filter, --srcline, --inline,
 --context (addr2line and nm name the functions inlined at each frame's
-address, as the Perl has them do), and inferno's
---skip-after; for perf.data, perf script's --symfs, --kallsyms and
+address, as the Perl has them do), range-perf.pl's time slice (--range
+MIN,MAX, --timeraw, --timezerosecs), and inferno's --skip-after; for
+perf.data, perf script's --symfs, --kallsyms and
 --no-inline (no inlined functions in frames unwound from --call-graph
 dwarf stack copies, which perf script, and so pfold, names by
 addr2line); for jstack, --include-tname, --include-tid, --shorten-pkgs;
@@ -49,6 +50,7 @@ Examples:
 
 	perf record -g -- ./app && pfold perf.data | pflame > cpu.svg
 	perf script | pfold > out.folded
+	pfold --range 10,20 perf.data | pflame > 10s-to-20s.svg
 	pfold --pid perf.txt.zst | flamegraph.pl > out.svg
 	pfold --mem 64MiB --stats huge.txt.gz -o out.folded
 	pfold --include-tid jstacks.txt | pflame > java.svg

@@ -36,6 +36,7 @@ func command() *cmdutil.Command {
 			"perf record -z --threads -a -g -- sleep 10 && pfold perf.data > all.folded",
 			"perf record --call-graph dwarf -- ./app && pfold perf.data > out.folded",
 			"perf script | pfold > out.folded",
+			"pfold --range 10,20 perf.data | pflame > 10s-to-20s.svg",
 			"pfold --pid dump.txt.zst | flamegraph.pl > out.svg",
 			"pfold --mem 64MiB --stats huge.txt.gz -o out.folded",
 			"pfold --format jstack --include-tname jstack.*.txt > java.folded",
@@ -65,6 +66,9 @@ func run(c *cli.Context) error {
 	jobs := c.Int("jobs")
 	if jobs < 1 {
 		return cmdutil.UsageErrorf("--jobs must be at least 1")
+	}
+	if err := ingest.CheckOptions(c); err != nil {
+		return cmdutil.UsageErrorf("%v", err)
 	}
 	diag := cmdutil.NewDiag(c)
 	folded := new(atomic.Int64)

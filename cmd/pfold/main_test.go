@@ -242,6 +242,54 @@ func TestCountsConserved(t *testing.T) {
 	}
 }
 
+// TestRange: --range's usage errors exit 2, before any input is read;
+// an input whose samples have no time is an error with nothing on
+// stdout; and the slices of a dump, with --stats, add up to the whole.
+func TestRange(t *testing.T) {
+	for _, args := range [][]string{
+		{"--range", "10"}, {"--range", "a,b"}, {"--range", "2,1"},
+		{"--timeraw"}, {"--range", "1,2", "--timeraw", "--timezerosecs"},
+	} {
+		out, errs, code := cmdtest.Run(command, "", append(args, "/nonexistent/input.txt")...)
+		if code != 2 || out != "" || !strings.Contains(errs, "--range") || strings.Contains(errs, "nonexistent") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	for _, j := range []string{"1", "2"} {
+		out, errs, code := cmdtest.Run(command, "", "-j", j, "--range", "0,1", "../../testdata/perf/layouts/ip-sym.txt")
+		if code != 1 || out != "" || !strings.Contains(errs, "no time") {
+			t.Errorf("-j %s, samples without a time: exit %d, stdout %d bytes, stderr %q", j, code, len(out), errs)
+		}
+	}
+	whole, _, _ := cmdtest.Run(command, "", sample)
+	var slices string
+	for _, r := range []string{",0.2", "0.2,0.4", "0.4,"} {
+		out, errs, code := cmdtest.Run(command, "", "--stats", "--range", r, sample)
+		if code != 0 || !strings.Contains(errs, "outside --range") {
+			t.Fatalf("--range %s: exit %d, stderr %q", r, code, errs)
+		}
+		slices += out
+	}
+	// Samples at exactly 0.2 or 0.4 would be in two slices: cwork's
+	// times are not (checked by the sums).
+	if sum(t, slices) != sum(t, whole) || strings.Count(slices, "\n") <= strings.Count(whole, "\n") {
+		t.Errorf("the slices sum to %d, the whole to %d", sum(t, slices), sum(t, whole))
+	}
+}
+
+// sum adds up the counts of folded lines.
+func sum(t *testing.T, folded string) uint64 {
+	var n uint64
+	for _, line := range strings.Split(strings.TrimSpace(folded), "\n") {
+		c, err := strconv.ParseUint(line[strings.LastIndexByte(line, ' ')+1:], 10, 64)
+		if err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		n += c
+	}
+	return n
+}
+
 // TestEventFilterTypo: an event the user names that never occurs is an
 // error listing the events seen (it was an empty profile and exit 0).
 func TestEventFilterTypo(t *testing.T) {

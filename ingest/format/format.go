@@ -69,6 +69,10 @@ type Format struct {
 	// replaces names them. Formats may share a flag name when it means
 	// the same thing and has the same kind.
 	Flags []Flag
+	// Check, when set, checks the values of Flags before any input is
+	// read: its error is a usage error (pfold exits 2), whatever the
+	// inputs turn out to be.
+	Check func(opts Options) error
 	// New returns a parser for one or more inputs in this format, read
 	// line by line. opts gives the values of Flags (and of pfold's
 	// shared options); emit receives the stacks; diag takes malformed

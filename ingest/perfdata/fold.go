@@ -150,7 +150,13 @@ func (f *folder) walked(s *Sample, t *thread, ips []uint64, modes []uint8) error
 		f.namer.Skipped(1)
 		return nil
 	}
-	if !f.namer.KeepEvent(h.Event) {
+	if f.namer.Ranged() {
+		timed := s.Attr.SampleType&sampleTime != 0
+		f.namer.Clock(s.Time, timed)
+		if !f.namer.KeepEvent(h.Event) || !f.namer.InRange(s.Time, timed) {
+			return nil
+		}
+	} else if !f.namer.KeepEvent(h.Event) {
 		return nil
 	}
 	f.namer.Folded(1)
@@ -961,35 +967,42 @@ func (f *folder) nameSites() error {
 // key of and sums only its own.
 func (f *folder) sum() error {
 	if f.jobs < 2 || len(f.recs) < 2 {
-		empty, err := f.sumPart(&f.stacks, &f.key, -1)
-		f.namer.Folded(-empty)
+		n, err := f.sumPart(&f.stacks, &f.key, -1)
+		f.namer.Folded(-n.empty)
+		f.namer.Bare(n.bare)
 		return err
 	}
 	var (
-		empty2 int64
-		err2   error
-		done   = make(chan struct{})
+		n2   sumCounts
+		err2 error
+		done = make(chan struct{})
 	)
 	go func() {
-		empty2, err2 = f.sumPart(&f.stacks2, &f.key2, 1)
+		n2, err2 = f.sumPart(&f.stacks2, &f.key2, 1)
 		close(done)
 	}()
-	empty, err := f.sumPart(&f.stacks, &f.key, 0)
+	n, err := f.sumPart(&f.stacks, &f.key, 0)
 	<-done
-	f.namer.Folded(-empty - empty2)
+	f.namer.Folded(-n.empty - n2.empty)
+	f.namer.Bare(n.bare + n2.bare)
 	if err == nil {
 		err = err2
 	}
 	return err
 }
 
+// sumCounts are the samples sumPart found with no frame: those that
+// fold to an empty stack (no sample) and those that fold to their
+// process name alone.
+type sumCounts struct{ empty, bare int64 }
+
 // sumPart adds the samples written down to st by folded stack, those
 // whose stack's leaf frame (fid) has the parity part (or all, for part
-// -1), and returns how many of them fold to an empty stack (no sample).
+// -1), and counts those with no frame.
 // A stack of no frame, the process name alone, is even. It reads the
 // folder's names and frames and writes only st and *key, so that two
 // may run at once.
-func (f *folder) sumPart(st *sums, key *[]byte, part int32) (empty int64, err error) {
+func (f *folder) sumPart(st *sums, key *[]byte, part int32) (c sumCounts, err error) {
 	sk := *key
 	defer func() { *key = sk }()
 	for _, r := range f.recs {
@@ -1037,18 +1050,21 @@ func (f *folder) sumPart(st *sums, key *[]byte, part int32) (empty int64, err er
 			}
 			if named {
 				binary.LittleEndian.PutUint32(sk, uint32(h.name))
-				text = text || len(f.names[h.name-1]) > 0
+				if !text && len(f.names[h.name-1]) > 0 {
+					c.bare++ // the process name alone, as the Parser counts it
+					text = true
+				}
 			}
 			if !text {
-				empty++ // an empty stack is no sample
+				c.empty++ // an empty stack is no sample
 				continue
 			}
 			if err := st.add(sk, w, 1); err != nil {
-				return empty, err
+				return c, err
 			}
 		}
 	}
-	return empty, nil
+	return c, nil
 }
 
 // The flags of a folded frame (fidFlags).

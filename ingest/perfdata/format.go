@@ -45,9 +45,13 @@ func newFormat(text format.Format, viaText bool) format.Format {
 			return format.No
 		},
 		Flags: append(append([]format.Flag(nil), flags...), text.Flags...),
+		Check: text.Check,
 		NewDocument: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.DocumentParser, error) {
 			if opts.Bool("srcline") {
 				return nil, ErrSrcline
+			}
+			if _, err := perfscript.RangeFrom(opts); err != nil {
+				return nil, err
 			}
 			env := format.EnvOf(opts)
 			o := Options{
@@ -75,7 +79,7 @@ func newFormat(text format.Format, viaText bool) format.Format {
 			f := newFolder(namer, emit, popt.Addrs, budget, o.Jobs)
 			f.inline = popt.Inline
 			o.sink = f
-			return &parser{f: f, opt: o, filter: popt.EventFilter}, nil
+			return &parser{f: f, opt: o, filter: popt.EventFilter, notes: popt.Warn}, nil
 		},
 	}
 }
@@ -88,7 +92,8 @@ const defaultBudget = 32 << 20
 type parser struct {
 	f      *folder
 	opt    Options
-	filter string // as the user gave it
+	filter string    // as the user gave it
+	notes  io.Writer // the run's notes, for CheckChains
 }
 
 // Read replays one recording: a plain file in place, anything else
@@ -109,7 +114,13 @@ func (p *parser) Read(name string, r io.Reader) error {
 func (p *parser) EmitSorted(fn func(stream.SortedRun) error) { p.f.sorted = fn }
 
 func (p *parser) Finish() error {
-	return perfscript.CheckEventFilter(p.filter, p.f.namer.Counts())
+	if err := perfscript.CheckEventFilter(p.filter, p.f.namer.Counts()); err != nil {
+		return err
+	}
+	if err := perfscript.CheckRange(p.f.namer.Counts()); err != nil {
+		return err
+	}
+	return perfscript.CheckChains(p.notes, p.f.namer.Counts())
 }
 
 func (p *parser) Stats() string { return p.f.namer.Counts().String() }

@@ -633,6 +633,7 @@ type batchRec struct {
 	pid, tid int32
 	attr     *Attr
 	period   uint64
+	time     uint64
 }
 
 const (
@@ -653,7 +654,7 @@ func (rp *replay) out(typ uint32, misc uint16, body []byte, off int64) error {
 		rp.outIPs, rp.outModes = chainFrames(s, rp.outIPs[:0], rp.outModes[:0])
 		b.ips, b.modes = append(b.ips, rp.outIPs...), append(b.modes, rp.outModes...)
 		r := batchRec{typ: typ, misc: misc, off: off, start: start, end: len(b.ips),
-			decoded: true, pid: s.Pid, tid: s.Tid, attr: s.Attr, period: s.Period}
+			decoded: true, pid: s.Pid, tid: s.Tid, attr: s.Attr, period: s.Period, time: s.Time}
 		if s.Attr.SampleType&sampleRead == 0 {
 			b.recs = append(b.recs, r)
 		}
@@ -741,7 +742,7 @@ const maxStack = 127
 // decoded, with its frames.
 func (rp *replay) deliverDecoded(r *batchRec, ips []uint64, modes []uint8) error {
 	s := &rp.sample
-	*s = Sample{Attr: r.attr, CPUMode: r.misc & 7, Pid: r.pid, Tid: r.tid, Period: r.period, Callchain: s.Callchain[:0], Branches: s.Branches[:0]}
+	*s = Sample{Attr: r.attr, CPUMode: r.misc & 7, Pid: r.pid, Tid: r.tid, Time: r.time, Period: r.period, Callchain: s.Callchain[:0], Branches: s.Branches[:0]}
 	return rp.sink.walked(s, rp.mach.findThread(s.Pid, s.Tid), ips, modes)
 }
 

@@ -29,12 +29,25 @@ var Format = format.Format{
 		{Name: "context", Kind: format.Bool, Usage: "perf-script, perf-data: with --inline, append each function's source file:line", Default: "false"},
 		{Name: "event-filter", Kind: format.String, Usage: "perf-script, perf-data: fold only samples of `EVENT`", Default: "the first event seen"},
 		{Name: "skip-after", Kind: format.StringSlice, Usage: "perf-script, perf-data: drop the callers above `FRAME` and the process name (repeatable)"},
+		{Name: "range", Kind: format.String, Usage: "perf-script, perf-data: fold only the samples from `MIN,MAX` seconds after the first sample, both included, either left out for an open end (10,20; 0,0.5; 60,), as range-perf.pl MIN MAX"},
+		{Name: "timeraw", Kind: format.Bool, Usage: "perf-script, perf-data: --range in perf's own timestamps (seconds since boot), as range-perf.pl --timeraw", Default: "false"},
+		{Name: "timezerosecs", Kind: format.Bool, Usage: "perf-script, perf-data: --range counted from the whole second the first sample falls in, as range-perf.pl --timezerosecs", Default: "false"},
+	},
+	Check: func(opts format.Options) error {
+		_, err := RangeFrom(opts)
+		return err
 	},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
+		if _, err := RangeFrom(opts); err != nil {
+			return nil, err
+		}
 		opt := OptionsFrom(opts)
 		return &formatParser{Parser: New(opt, emit, diag), filter: opt.EventFilter}, nil
 	},
 	FoldChunks: func(ch *stream.Chunker, opts format.Options, diag *stream.Diag, aggs []*stream.Aggregator) (any, error) {
+		if _, err := RangeFrom(opts); err != nil {
+			return nil, err
+		}
 		opt := OptionsFrom(opts)
 		opt.Batch = opt.FrameCache // samples repeat: sum them before they become stacks
 		st, err := FoldChunks(ch, opt, diag, aggs)
@@ -54,6 +67,7 @@ func OptionsFrom(opts format.Options) Options {
 		EventFilter: opts.String("event-filter"), SkipAfter: opts.StringSlice("skip-after"),
 		Warn: env.Notes, Folded: env.Folded, NoPIDNoted: new(atomic.Bool),
 	}
+	o.Range, _ = RangeFrom(opts) // New and FoldChunks report its error
 	if env.Mixed != nil {
 		o.Mixed = func(input string, line int, window []byte) error {
 			return env.Mixed("perf-script", input, line, window)
@@ -66,6 +80,29 @@ func OptionsFrom(opts format.Options) Options {
 	return o
 }
 
+// RangeFrom reads --range, --timeraw and --timezerosecs: nil when no
+// range is given.
+func RangeFrom(opts format.Options) (*Range, error) {
+	s := opts.String("range")
+	if s == "" {
+		for _, f := range []string{"timeraw", "timezerosecs"} {
+			if opts.Bool(f) {
+				return nil, fmt.Errorf("--%s is a way of reading --range, and no --range is given", f)
+			}
+		}
+		return nil, nil
+	}
+	r, err := ParseRange(s)
+	if err != nil {
+		return nil, err
+	}
+	r.Raw, r.ZeroSecs = opts.Bool("timeraw"), opts.Bool("timezerosecs")
+	if r.Raw && r.ZeroSecs {
+		return nil, fmt.Errorf("--timeraw and --timezerosecs are two ways of reading --range: give one")
+	}
+	return r, nil
+}
+
 // formatParser is the Parser behind the format interface: it checks the
 // event filter once every input is read, and says what it counted.
 type formatParser struct {
@@ -75,6 +112,9 @@ type formatParser struct {
 
 func (p *formatParser) Finish() error {
 	if err := CheckEventFilter(p.filter, p.Counts()); err != nil {
+		return err
+	}
+	if err := CheckRange(p.Counts()); err != nil {
 		return err
 	}
 	return CheckChains(p.opt.Warn, p.Counts())
@@ -92,6 +132,9 @@ func (r *result) Finish() error {
 	if err := CheckEventFilter(r.filter, r.st); err != nil {
 		return err
 	}
+	if err := CheckRange(r.st); err != nil {
+		return err
+	}
 	return CheckChains(r.warn, r.st)
 }
 func (r *result) Stats() string { return r.st.String() }
@@ -106,5 +149,12 @@ func (st Stats) String() string {
 	if st.Event != "" {
 		event = "event " + st.Event + "; "
 	}
-	return fmt.Sprintf("%d samples folded (%s%d of other events, %d skipped)", st.Samples, event, st.Filtered, st.Skipped)
+	ranged := ""
+	if st.Ranged {
+		ranged = fmt.Sprintf(", %d outside --range", st.Outside)
+		if st.Untimed > 0 {
+			ranged += fmt.Sprintf(", %d without a time", st.Untimed)
+		}
+	}
+	return fmt.Sprintf("%d samples folded (%s%d of other events%s, %d skipped)", st.Samples, event, st.Filtered, ranged, st.Skipped)
 }

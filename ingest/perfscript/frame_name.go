@@ -22,6 +22,9 @@ func NewNamer(opt Options, diag *stream.Diag) *Namer {
 	opt.Srcline, opt.Batch = false, 0
 	hopt := opt
 	hopt.Warn, hopt.Folded = nil, nil
+	// Headers are parsed once per thread and event, timeless: InRange
+	// applies the Range to each sample.
+	hopt.Range = nil
 	// Nothing is emitted: a header line naming a frame of its own (a
 	// process name that looks like one) would end its sample there.
 	discard := func([]byte, fold.Count) error { return nil }
@@ -130,6 +133,37 @@ func (n *Namer) KeepEvent(ev string) bool {
 	return false
 }
 
+// Clock starts the Range's clock, if it has not started, at a sample
+// of a perf.data recording: ns is its time in nanoseconds, when timed.
+// Call it for every sample, kept by the event filter or not, before
+// InRange.
+func (n *Namer) Clock(ns uint64, timed bool) {
+	if c := &n.p.clock; c.r != nil && !c.started && timed {
+		c.seeSeconds(perfSeconds(ns))
+	}
+}
+
+// InRange applies the Range, if any, to a sample of a perf.data
+// recording that the event filter keeps, as the Parser does to perf
+// script's text of it; it counts a sample it leaves out.
+func (n *Namer) InRange(ns uint64, timed bool) bool {
+	p := n.p
+	switch {
+	case p.opt.Range == nil:
+		return true
+	case !timed:
+		p.stats.Untimed++
+		return false
+	case !p.clock.seeSeconds(perfSeconds(ns)):
+		p.stats.Outside++
+		return false
+	}
+	return true
+}
+
+// Ranged reports whether a Range is given: the sample's times matter.
+func (n *Namer) Ranged() bool { return n.p.opt.Range != nil }
+
 // Folded counts k samples folded.
 func (n *Namer) Folded(k int64) {
 	n.p.stats.Samples += k
@@ -137,6 +171,10 @@ func (n *Namer) Folded(k int64) {
 		n.p.opt.Folded.Add(k)
 	}
 }
+
+// Bare counts k samples folded to their process name alone, which
+// CheckChains asks about.
+func (n *Namer) Bare(k int64) { n.p.stats.Bare += k }
 
 // Skipped counts k samples left out for their header.
 func (n *Namer) Skipped(k int64) { n.p.stats.Skipped += k }

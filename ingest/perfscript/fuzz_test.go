@@ -31,6 +31,7 @@ func FuzzPerfScript(f *testing.F) {
 		}
 		if flags&64 != 0 {
 			opt.SkipAfter = []string{"main"}
+			opt.Range = &Range{Min: 0, Max: 0.5}
 		}
 		var samples int64
 		serial := map[string]fold.Count{}
@@ -145,16 +146,16 @@ func BenchmarkFoldChunks(b *testing.B) {
 
 // TestFoldAllocatesNothingPerLine: once its buffers, frame cache and the
 // tables have grown, folding a chunk allocates nothing, with batching
-// (as pfold folds) or without.
+// (as pfold folds) or without, and with a time range.
 func TestFoldAllocatesNothingPerLine(t *testing.T) {
 	data, err := os.ReadFile("../../testdata/perf/layouts/default.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, batch := range []int64{0, 32 << 20} {
+	for _, opt := range []Options{{Kernel: true}, {Kernel: true, Batch: 32 << 20}, {Batch: 32 << 20, Range: &Range{Min: 0.1, Max: 0.3}}} {
 		agg := stream.NewAggregator(stream.Options{})
 		defer agg.Close()
-		p := New(Options{Kernel: true, Batch: batch}, agg.Add, stream.NewDiag(new(bytes.Buffer), false))
+		p := New(opt, agg.Add, stream.NewDiag(new(bytes.Buffer), false))
 		chunk := &stream.Chunk{Data: data, Name: "default.txt", Line: 1}
 		foldChunk(p, chunk) // warm up
 		lines := bytes.Count(data, []byte{'\n'})
@@ -164,7 +165,7 @@ func TestFoldAllocatesNothingPerLine(t *testing.T) {
 			}
 		})
 		if allocs != 0 {
-			t.Errorf("batch %d: %.1f allocations per fold of %d lines, want 0", batch, allocs, lines)
+			t.Errorf("%+v: %.1f allocations per fold of %d lines, want 0", opt, allocs, lines)
 		}
 	}
 }

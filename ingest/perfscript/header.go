@@ -60,7 +60,9 @@ func (p *Parser) quickHeader(line []byte) bool {
 	if h.cpu(s, e) {
 		s, e = h.next(e)
 	}
+	var time []byte
 	if h.time(s, e) {
+		time = line[s:e]
 		s, e = h.next(e)
 	}
 	var period []byte
@@ -89,6 +91,13 @@ func (p *Parser) quickHeader(line []byte) bool {
 	if event != nil && !p.keepEvent(event) {
 		p.skip = true
 		p.stats.Filtered++
+		if p.clock.r != nil {
+			p.clock.seeTime(time)
+		}
+		return true
+	}
+	if p.clock.r != nil {
+		p.inRange(time)
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package perfscript
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,24 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 			ch.Release(first)
 			return Stats{}, err
 		}
+	}
+	if opt.Range != nil {
+		// The window counts from the input's first time, which only the
+		// first chunk's parser would see.
+		var start float64
+		var found bool
+		if err := stream.CatchFault(first.Name, func() error {
+			start, found = firstTime(first.Data, opt.Range)
+			return nil
+		}); err != nil {
+			ch.Release(first)
+			return Stats{}, err
+		}
+		if !found {
+			ch.Release(first)
+			return Stats{}, fmt.Errorf("%s: --range: %s", first.Name, noTimeMsg)
+		}
+		opt.rangeStart = &start
 	}
 	if opt.Inline && opt.inl == nil {
 		// One for the workers, with every complaint of addr2line.
@@ -136,6 +155,9 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 		st.Skipped += s.Skipped
 		st.Bare += s.Bare
 		st.Empty += s.Empty
+		st.Outside += s.Outside
+		st.Untimed += s.Untimed
+		st.Ranged = s.Ranged
 		st.Events = max(st.Events, s.Events)
 		if st.Event == "" {
 			st.Event = s.Event
@@ -386,6 +408,22 @@ func firstEvent(data []byte) string {
 		p.Line("", 0, line)
 	}
 	return p.EventFilter()
+}
+
+// firstTime returns where r counts times from in data: its first
+// line with a time, as a Parser with r sees it.
+func firstTime(data []byte, r *Range) (float64, bool) {
+	p := New(Options{Range: r}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+	for len(data) > 0 && !p.clock.started {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		p.Line("", 0, line)
+	}
+	return p.clock.start, p.clock.started
 }
 
 // onceWriter passes on the first write only: several parsers may each

@@ -38,6 +38,9 @@ type Options struct {
 	// SkipAfter drops the callers above a frame with one of these names,
 	// and the process name (inferno's --skip-after).
 	SkipAfter []string
+	// Range, when set, keeps the samples of a time window only
+	// (range-perf.pl's).
+	Range *Range
 	// Warn receives notes that are not errors (several events seen).
 	Warn io.Writer
 	// FrameCache bounds the memory of the cache of folded frame lines
@@ -64,6 +67,7 @@ type Options struct {
 	Refuse func(input string, prefix []byte) error
 
 	firstEvent bool     // EventFilter is the input's first event, not the user's
+	rangeStart *float64 // the input's first time, for Range, when found before the parsers start
 	inl        *inliner // shared by the parsers of one run, when Inline
 }
 
@@ -74,7 +78,11 @@ type Stats struct {
 	Skipped  int64 // samples left out because their header was malformed
 	Bare     int64 // samples without a frame, folded as their process alone
 	Empty    int64 // samples with neither a frame nor a process name: not folded
-	Events   int   // distinct event names seen
+	// With a Range: the samples of the event folded that it left out, as
+	// outside it (Outside) or without a time (Untimed).
+	Outside, Untimed int64
+	Ranged           bool // a Range was given
+	Events           int  // distinct event names seen
 	// Event is the event of the samples folded: the --event-filter
 	// given, or else the input's first; "" when the samples name none.
 	Event string
@@ -117,8 +125,9 @@ type Parser struct {
 	events      []string
 	eventCounts []int64 // samples per event, as events
 	noted       bool
-	lastEvent   int  // the index in events of the last sample's event
-	lastKept    bool // whether its samples are kept
+	lastEvent   int   // the index in events of the last sample's event
+	lastKept    bool  // whether its samples are kept
+	clock       clock // Range's
 	cache       frameCache
 	scratch     []byte
 	fallback    []byte
@@ -183,6 +192,10 @@ func New(opt Options, emit format.EmitFunc, diag *stream.Diag) *Parser {
 		opt.inl = newInliner(opt.Context, opt.Warn)
 	}
 	p := &Parser{opt: opt, emit: emit, diag: diag, ownsInliner: owns}
+	p.clock.r = opt.Range
+	if opt.rangeStart != nil {
+		p.clock.start, p.clock.started = *opt.rangeStart, true
+	}
 	if opt.Batch > 0 && !opt.Srcline {
 		p.batch = stream.NewCounts(int(min(1<<20, max(4<<10, opt.Batch/8))))
 	}
@@ -201,6 +214,7 @@ func (p *Parser) Close() error {
 // Counts returns what the parser has counted.
 func (p *Parser) Counts() Stats {
 	st := p.stats
+	st.Ranged = p.opt.Range != nil
 	if len(p.events) > 0 {
 		st.Event = p.opt.EventFilter
 	}
@@ -243,6 +257,9 @@ func (p *Parser) Line(name string, lineNo int, line []byte) error {
 	if !p.inSample && indented && !p.looksLikeHeader(line) {
 		// Layouts without a header line (-F ip,sym): the frames alone.
 		p.begin()
+		if !p.inRange(nil) {
+			return nil
+		}
 		return p.frameLine(name, lineNo, line)
 	}
 	if p.inSample && !p.headerShaped(line) {
@@ -572,6 +589,15 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte, nameAlone boo
 	// --show-mmap-events and the like are not samples.
 	for _, r := range t {
 		if line[r[0]] == 'P' && bytes.HasPrefix(line[r[0]:r[1]], []byte("PERF_RECORD_")) {
+			if p.opt.Range != nil && !p.clock.started {
+				// range-perf.pl counts from the first line with a time.
+				for _, r := range t {
+					if tok := line[r[0]:r[1]]; isTime(tok) {
+						p.clock.see(tok)
+						break
+					}
+				}
+			}
 			return nil
 		}
 	}
@@ -620,6 +646,7 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte, nameAlone boo
 		// The process name alone (-F comm,ip,sym); a number alone is a
 		// pid or tid (-F tid,ip,sym), which names no process.
 		p.named(line, nil)
+		p.inRange(nil)
 		return nil
 	case commEnd < 0:
 		p.begin()
@@ -641,7 +668,9 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte, nameAlone boo
 	if i < len(t) && isCPU(tok(i)) {
 		i++
 	}
+	var time []byte
 	if i < len(t) && isTime(tok(i)) {
+		time = tok(i)
 		i++
 	}
 	if i < len(t) && isDigits(tok(i)) {
@@ -655,10 +684,14 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte, nameAlone boo
 			if !p.keepEvent(b[:len(b)-1]) {
 				p.skip = true
 				p.stats.Filtered++
+				p.clock.seeTime(time)
 				return nil
 			}
 			i++
 		}
+	}
+	if !p.inRange(time) {
+		return nil
 	}
 	if i < len(t) {
 		// Without -g, the one frame follows the event on the header
@@ -672,6 +705,26 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte, nameAlone boo
 		}
 	}
 	return nil
+}
+
+// inRange applies the Range, if any, to the sample whose header has
+// just been read, time being its time token (nil when it has none): a
+// sample outside it is skipped, and counted.
+func (p *Parser) inRange(time []byte) bool {
+	if p.opt.Range == nil || p.skip {
+		return true
+	}
+	if time == nil {
+		p.skip = true
+		p.stats.Untimed++
+		return false
+	}
+	if !p.clock.see(time) {
+		p.skip = true
+		p.stats.Outside++
+		return false
+	}
+	return true
 }
 
 // named begins a sample named comm, pidTid being its pid/tid field (nil

@@ -61,6 +61,9 @@ func startHosts(t *testing.T) *hosts {
 	}
 	os.MkdirAll("/run/sshd", 0o755) // privilege separation; the package's service makes it
 	port := freePort(t)
+	// ForceCommand puts the pfold built here first on the hosts' PATH
+	// after the user's shell has read its startup files, which may put
+	// an installed pfold first: the hosts run the code under test.
 	conf := filepath.Join(dir, "sshd_config")
 	os.WriteFile(conf, []byte(fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.2
@@ -74,7 +77,8 @@ UsePAM no
 StrictModes no
 PidFile %s/sshd.pid
 SetEnv PATH=%s:/usr/local/bin:/usr/bin:/bin
-`, port, dir, dir, dir, bin)), 0o600)
+ForceCommand PATH=%s:$PATH; eval "$SSH_ORIGINAL_COMMAND"
+`, port, dir, dir, dir, bin, bin)), 0o600)
 	cmd := exec.Command(sshd, "-D", "-e", "-f", conf)
 	var logb bytes.Buffer
 	cmd.Stderr = &logb
