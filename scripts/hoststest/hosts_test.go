@@ -172,14 +172,27 @@ func TestPfoldHosts(t *testing.T) {
 	if want := `no sample of event "cpu-clok" (--event-filter); the input has cpu-clock (1240 samples), page-faults (679 samples)`; err == nil || !strings.Contains(errs, want) {
 		t.Errorf("--event-filter cpu-clok: %v, stderr %q, want %q", err, errs, want)
 	}
+	// A time slice: with perf's own timestamps, what one pfold gives;
+	// counted from the first sample, which a block does not know, a
+	// usage error.
+	cwork, _ := filepath.Abs("../../testdata/perf/recorded/cwork.perf-script.txt")
+	want := h.pfold(t, "--range", "548.9,549.2", "--timeraw", cwork)
+	got, errs, err := h.run(t, "-S", h.list, "--block", "16k", "--range", "548.9,549.2", "--timeraw", cwork)
+	if err != nil || got != want || want == "" {
+		t.Errorf("--range --timeraw: %v, same %v\n%s", err, got == want, errs)
+	}
+	got, errs, err = h.run(t, "-S", h.list, "--range", "0.1,0.3", cwork)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || got != "" || !strings.Contains(errs, "--timeraw") {
+		t.Errorf("--range without --timeraw: %v, %d bytes out, stderr %q", err, len(got), errs)
+	}
 	// Data there: each host folds the file under that name (here both
 	// see the same file, so the merge counts it twice).
 	abs, _ := filepath.Abs("../../testdata/perf/recorded/cwork.perf-script.txt")
 	twice := filepath.Join(t.TempDir(), "twice.txt")
 	b, _ = os.ReadFile(abs)
 	os.WriteFile(twice, append(append([]byte{}, b...), append([]byte("\n"), b...)...), 0o644)
-	want := h.pfold(t, twice)
-	got, errs, err := h.run(t, "-S", h.list, "--remote-files", abs)
+	want = h.pfold(t, twice)
+	got, errs, err = h.run(t, "-S", h.list, "--remote-files", abs)
 	if err != nil || got != want {
 		t.Errorf("--remote-files: %v, same %v\n%s", err, got == want, errs)
 	}
