@@ -26,7 +26,7 @@ func command() *cmdutil.Command {
 			"summed and sorted, to stdout or -o FILE. Each input's format is detected from its first bytes,\n" +
 			"or named with --format; each format takes the options of the script it replaces.",
 		Flags: append(append([]cli.Flag{
-			&cli.IntFlag{Name: "jobs", Aliases: []string{"j"}, Value: runtime.GOMAXPROCS(0), DefaultText: "the number of cores", Usage: "use `N` cores: perf script text is parsed by N workers; perf.data is read and its symbols loaded beside the fold; the output is the same for any N"},
+			&cli.IntFlag{Name: "jobs", Aliases: []string{"j", "nthreads", "n"}, Value: runtime.GOMAXPROCS(0), DefaultText: "the number of cores", Usage: "use `N` cores: perf script text is parsed by N workers; perf.data is read and its symbols loaded beside the fold; the output is the same for any N (-n, --nthreads: inferno's names)"},
 			&cli.StringFlag{Name: "format", Value: ingest.Auto, Usage: "input `FORMAT`: " + strings.Join(ingest.Names(), ", ") + ", or auto (detected per input)"},
 			cmdutil.OutputFlag, cmdutil.StrictFlag, cmdutil.StatsFlag,
 		}, cmdutil.AggregateFlags()...), formatFlags()...),

@@ -377,3 +377,17 @@ func TestFlagMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestInfernoJobsNames: inferno-collapse-perf's -n and --nthreads are
+// -j's other names, so its command lines work as they are.
+func TestInfernoJobsNames(t *testing.T) {
+	want, _, _ := cmdtest.Run(command, "", "-j", "2", sample)
+	for _, args := range [][]string{{"-n", "2"}, {"--nthreads", "2"}, {"--nthreads=1"}} {
+		if out, errs, code := cmdtest.Run(command, "", append(args, sample)...); code != 0 || out != want {
+			t.Errorf("%v: exit %d, same %v, stderr %q", args, code, out == want, errs)
+		}
+	}
+	if _, errs, code := cmdtest.Run(command, "", "-n", "0", sample); code != 2 || !strings.Contains(errs, "--jobs") {
+		t.Errorf("-n 0: exit %d, stderr %q", code, errs)
+	}
+}
