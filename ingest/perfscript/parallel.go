@@ -397,24 +397,22 @@ func (p *Parser) frameRun(name string, n int, data []byte) ([]byte, int, error) 
 
 // firstEvent returns the event of the first sample header in data.
 func firstEvent(data []byte) string {
-	p := New(Options{}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
-	for len(data) > 0 && p.EventFilter() == "" {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i], data[i+1:]
-		} else {
-			data = nil
-		}
-		p.Line("", 0, line)
-	}
-	return p.EventFilter()
+	return readUntil(data, Options{}, func(p *Parser) bool { return p.EventFilter() != "" }).EventFilter()
 }
 
 // firstTime returns where r counts times from in data: its first
 // line with a time, as a Parser with r sees it.
 func firstTime(data []byte, r *Range) (float64, bool) {
-	p := New(Options{Range: r}, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
-	for len(data) > 0 && !p.clock.started {
+	p := readUntil(data, Options{Range: r}, func(p *Parser) bool { return p.clock.started })
+	return p.clock.start, p.clock.started
+}
+
+// readUntil gives the lines of data to a Parser with opt, which emits
+// nothing, until found says it has what the caller looks for, and
+// returns it.
+func readUntil(data []byte, opt Options, found func(*Parser) bool) *Parser {
+	p := New(opt, func([]byte, fold.Count) error { return nil }, stream.NewDiag(io.Discard, false))
+	for len(data) > 0 && !found(p) {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
 			line, data = data[:i], data[i+1:]
@@ -423,7 +421,7 @@ func firstTime(data []byte, r *Range) (float64, bool) {
 		}
 		p.Line("", 0, line)
 	}
-	return p.clock.start, p.clock.started
+	return p
 }
 
 // onceWriter passes on the first write only: several parsers may each
