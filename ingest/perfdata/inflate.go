@@ -33,6 +33,7 @@ type inflater struct {
 
 	buf     []byte // decompressed bytes not yet replayed: a record's start
 	payload []byte // the payload given to in, copied
+	walk    zstdWalk
 }
 
 // inflated is the decoder goroutine's message: data, or an error, or
@@ -155,6 +156,7 @@ func (rp *replay) inflate(typ uint32, rec []byte, off int64) error {
 	// A copy: a mapped recording's bytes are read under CatchFault on
 	// this goroutine only, and the decoder's is another.
 	z.payload = append(z.payload[:0], p...)
+	z.walk.feed(z.payload)
 	z.in <- z.payload
 	for {
 		m := <-z.out
@@ -202,9 +204,132 @@ func (rp *replay) replayInflated(off int64) error {
 // inflatedAll checks, at the end of the recording, that the compressed
 // records ended with a whole record.
 func (rp *replay) inflatedAll() {
-	if rp.z != nil && len(rp.z.buf) > 0 && rp.opt.Warn != nil {
+	if rp.z == nil || rp.opt.Warn == nil {
+		return
+	}
+	if got, size := rp.z.walk.cut(); size > 0 {
+		// The decoder waits for the rest of the block, and what it
+		// holds never comes out.
+		rp.opt.Warn(fmt.Sprintf("the compressed records (perf record -z) end inside a zstd block: the records in its %d bytes (of %d) are left out, as perf script leaves them", got, size))
+	}
+	if len(rp.z.buf) > 0 {
 		rp.opt.Warn(fmt.Sprintf("the compressed records (perf record -z) end inside a record: its first %d bytes are left out, as perf script leaves them", len(rp.z.buf)))
 	}
+}
+
+// zstdWalk follows the frames and blocks of a zstd stream as its bytes
+// come, by their headers alone, to tell at the end whether the stream
+// stopped inside a block. perf record -z flushes the stream at the end
+// of each of its COMPRESSED records, so a whole recording ends between
+// two blocks of an open frame.
+type zstdWalk struct {
+	state   uint8
+	hdr     [4]byte // a header's bytes, gathered
+	n       int     // how many are
+	skip    int     // bytes left in the part being skipped
+	size    int     // the size of the block being skipped
+	last    bool    // it ends its frame
+	sum     bool    // the frame ends with a checksum
+	stopped bool    // a header zstd does not have: the decoder says so
+}
+
+const (
+	walkMagic    = iota // a frame's magic number (or the stream's end)
+	walkFHD             // the frame header descriptor
+	walkSkipSize        // a skippable frame's size
+	walkSkip            // the rest of a header, a skippable frame, a checksum
+	walkBlockHdr        // a block header (or, in an open frame, the end)
+	walkBlock           // a block's bytes
+)
+
+// feed walks b, the stream's next bytes.
+func (w *zstdWalk) feed(b []byte) {
+	le := binary.LittleEndian
+	for len(b) > 0 && !w.stopped {
+		if w.state == walkSkip || w.state == walkBlock {
+			n := min(w.skip, len(b))
+			w.skip -= n
+			b = b[n:]
+			if w.skip == 0 {
+				w.skipped()
+			}
+			continue
+		}
+		want := [...]int{walkMagic: 4, walkFHD: 1, walkSkipSize: 4, walkBlockHdr: 3}[w.state]
+		n := copy(w.hdr[w.n:want], b)
+		w.n += n
+		b = b[n:]
+		if w.n < want {
+			continue
+		}
+		w.n = 0
+		switch h := w.hdr; w.state {
+		case walkMagic:
+			switch m := le.Uint32(h[:]); {
+			case m == 0xFD2FB528:
+				w.state = walkFHD
+			case m&^0xf == 0x184D2A50: // a skippable frame
+				w.state = walkSkipSize
+			default:
+				w.stopped = true
+			}
+		case walkFHD:
+			fhd := h[0]
+			single := fhd&0x20 != 0
+			w.sum = fhd&4 != 0
+			rest := [4]int{0, 1, 2, 4}[fhd&3] + [4]int{0, 2, 4, 8}[fhd>>6]
+			if !single {
+				rest++ // the window descriptor
+			} else if fhd>>6 == 0 {
+				rest++ // a one-byte content size
+			}
+			w.state, w.skip, w.last = walkSkip, rest, false
+			if rest == 0 {
+				w.skipped()
+			}
+		case walkSkipSize:
+			w.state, w.skip, w.last, w.sum = walkSkip, int(le.Uint32(h[:])), true, false
+			if w.skip == 0 {
+				w.skipped()
+			}
+		case walkBlockHdr:
+			bh := uint32(h[0]) | uint32(h[1])<<8 | uint32(h[2])<<16
+			w.last = bh&1 != 0
+			switch bh >> 1 & 3 {
+			case 0, 2: // raw, compressed
+				w.size = int(bh >> 3)
+			case 1: // RLE: one byte
+				w.size = 1
+			default:
+				w.stopped = true
+			}
+			w.state, w.skip = walkBlock, w.size
+			if w.skip == 0 {
+				w.skipped()
+			}
+		}
+	}
+}
+
+// skipped moves on from a part skipped whole.
+func (w *zstdWalk) skipped() {
+	switch {
+	case w.state == walkBlock && w.last && w.sum:
+		w.state, w.skip, w.sum, w.last = walkSkip, 4, false, true
+	case w.state == walkBlock && w.last, w.state == walkSkip && w.last:
+		w.state = walkMagic
+	default:
+		w.state = walkBlockHdr // after a frame header or a block
+	}
+}
+
+// cut reports, when the stream stopped inside a block, how many of its
+// bytes came and how many it has; 0, 0 otherwise.
+func (w *zstdWalk) cut() (got, size int) {
+	if w.stopped || w.state != walkBlock {
+		return 0, 0
+	}
+	return w.size - w.skip, w.size
 }
 
 // stopInflate stops the decoder goroutine, if any.

@@ -24,6 +24,11 @@ import (
 // padded to 8 bytes, with two), so that records and zstd blocks
 // straddle two of them.
 func compressLike(tb testing.TB, data []byte, rnd *rand.Rand, two bool) []byte {
+	return compressCut(tb, data, rnd, two, 0)
+}
+
+// compressCut is compressLike, the stream's last cut bytes left out.
+func compressCut(tb testing.TB, data []byte, rnd *rand.Rand, two bool, cut int) []byte {
 	le := binary.LittleEndian
 	dataOff, dataLen := int(le.Uint64(data[40:])), int(le.Uint64(data[48:]))
 	nfeat := 0
@@ -39,9 +44,16 @@ func compressLike(tb testing.TB, data []byte, rnd *rand.Rand, two bool) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	var ending bool
 	emit := func() {
 		if err := enc.Flush(); err != nil {
 			tb.Fatal(err)
+		}
+		if ending && cut > 0 {
+			if z.Len() <= cut {
+				tb.Fatalf("the stream ends with %d bytes: none to cut %d from", z.Len(), cut)
+			}
+			z.Truncate(z.Len() - cut)
 		}
 		for p := z.Bytes(); len(p) > 0; {
 			n := 1 + rnd.Intn(200)
@@ -69,7 +81,21 @@ func compressLike(tb testing.TB, data []byte, rnd *rand.Rand, two bool) []byte {
 		}
 		z.Reset()
 	}
-	for d := data[dataOff : dataOff+dataLen]; len(d) > 0; {
+	records := data[dataOff : dataOff+dataLen]
+	if cut > 0 {
+		// The stream is cut at its end: perf's own records after the
+		// kernel's last are left out, so that the end is in the stream.
+		end := 0
+		for d := records; len(d) > 0; {
+			typ, size := le.Uint32(d), int(le.Uint16(d[6:]))
+			d = d[size:]
+			if typ < 64 {
+				end = len(records) - len(d)
+			}
+		}
+		records = records[:end]
+	}
+	for d := records; len(d) > 0; {
 		typ, size := le.Uint32(d), int(le.Uint16(d[6:]))
 		if typ < 64 {
 			enc.Write(d[:size])
@@ -79,6 +105,7 @@ func compressLike(tb testing.TB, data []byte, rnd *rand.Rand, two bool) []byte {
 		}
 		d = d[size:]
 	}
+	ending = true
 	emit()
 	enc.Close()
 
@@ -145,6 +172,88 @@ func TestCompressed(t *testing.T) {
 			if !bytes.Equal(got.Bytes(), want) {
 				t.Errorf("%s, seed %d (COMPRESSED2 %v), read: %s", name, seed, two, stacktest.FirstDiff(got.String(), string(want)))
 			}
+		}
+	}
+}
+
+// TestCompressedCut: a compressed stream that stops inside a zstd block
+// (the block's records never come out of the decoder, as in perf) is
+// warned about; a whole one is not.
+func TestCompressedCut(t *testing.T) {
+	data := stacktest.ReadFile(t, "../../testdata/perfdata/kernel/perf.data")
+	opt := Options{Symbols: SymbolOptions{Symfs: "/nonexistent", Kallsyms: "/nonexistent", BuildIDDir: "/nonexistent"}}
+	for _, cut := range []int{0, 1, 40} {
+		for _, two := range []bool{false, true} {
+			packed := compressCut(t, []byte(data), rand.New(rand.NewSource(3)), two, cut)
+			var warned []string
+			o := opt
+			o.Warn = func(s string) { warned = append(warned, s) }
+			samples := 0
+			if _, err := Replay(bytes.NewReader(packed), o, func(*Sample, string, []Frame) error { samples++; return nil }); err != nil {
+				t.Fatalf("cut %d: %v", cut, err)
+			}
+			said := strings.Contains(strings.Join(warned, "\n"), "end inside a zstd block")
+			if said != (cut > 0) || samples == 0 {
+				t.Errorf("cut %d (COMPRESSED2 %v): %d samples, warnings %q", cut, two, samples, warned)
+			}
+		}
+	}
+}
+
+// TestZstdWalk: the walk follows frames, skippable frames, checksums
+// and every kind of block, and tells a stream cut inside a block at any
+// byte from one cut between blocks, however its bytes are parted.
+func TestZstdWalk(t *testing.T) {
+	var z bytes.Buffer
+	enc, _ := zstd.NewWriter(&z, zstd.WithEncoderConcurrency(1))
+	var ends []int // where a block ends, for a walk to stop cleanly
+	rnd := rand.New(rand.NewSource(1))
+	for i := range 20 {
+		n := rnd.Intn(3000)
+		b := make([]byte, n)
+		if i%3 == 0 {
+			rnd.Read(b) // raw blocks
+		} // else zeros: RLE or compressed
+		enc.Write(b)
+		enc.Flush()
+		ends = append(ends, z.Len())
+	}
+	enc.Close()
+	stream := append(z.Bytes(), 0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3) // a skippable frame
+	ends = append(ends, len(stream))
+	stream = append(stream, z.Bytes()...) // a second frame, checksummed
+	ends = append(ends, len(stream))
+	clean := map[int]bool{}
+	for _, e := range ends {
+		clean[e] = true
+	}
+	// A flush of under 128 KiB writes one block: past its 3-byte
+	// header, the stream is inside it until the next flush's end.
+	inside := map[int]bool{}
+	for i := 1; i < 20; i++ {
+		for p := ends[i-1] + 4; p < ends[i]; p++ {
+			inside[p] = true
+		}
+	}
+	if len(inside) < 1000 {
+		t.Fatalf("only %d places inside blocks", len(inside))
+	}
+	for end := 1; end <= len(stream); end++ {
+		var w zstdWalk
+		for p := stream[:end]; len(p) > 0; {
+			n := min(len(p), 1+rnd.Intn(7))
+			w.feed(p[:n])
+			p = p[n:]
+		}
+		_, size := w.cut()
+		if w.stopped {
+			t.Fatalf("at %d: the walk stopped", end)
+		}
+		if clean[end] && size != 0 {
+			t.Errorf("at %d, a block's end: cut inside a block of %d", end, size)
+		}
+		if inside[end] && size == 0 {
+			t.Errorf("at %d: inside a block, not told", end)
 		}
 	}
 }
