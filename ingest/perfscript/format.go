@@ -3,6 +3,8 @@ package perfscript
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/pfold/pfold/ingest/format"
@@ -152,9 +154,18 @@ func (st Stats) String() string {
 	ranged := ""
 	if st.Ranged {
 		ranged = fmt.Sprintf(", %d outside --range", st.Outside)
+		if st.span.seen {
+			ranged += fmt.Sprintf(" (the samples' times: %s to %s s)", seconds(st.span.lo), seconds(st.span.hi))
+		}
 		if st.Untimed > 0 {
 			ranged += fmt.Sprintf(", %d without a time", st.Untimed)
 		}
 	}
 	return fmt.Sprintf("%d samples folded (%s%d of other events%s, %d skipped)", st.Samples, event, st.Filtered, ranged, st.Skipped)
+}
+
+// seconds writes a time of the --stats line to the microsecond, as perf
+// script prints them.
+func seconds(t float64) string {
+	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(t, 'f', 6, 64), "0"), ".")
 }

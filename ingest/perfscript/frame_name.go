@@ -139,7 +139,7 @@ func (n *Namer) KeepEvent(ev string) bool {
 // InRange.
 func (n *Namer) Clock(ns uint64, timed bool) {
 	if c := &n.p.clock; c.r != nil && !c.started && timed {
-		c.seeSeconds(perfSeconds(ns))
+		c.startAt(perfSeconds(ns))
 	}
 }
 

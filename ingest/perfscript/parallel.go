@@ -158,6 +158,7 @@ func FoldChunks(ch *stream.Chunker, opt Options, diag *stream.Diag, aggs []*stre
 		st.Outside += s.Outside
 		st.Untimed += s.Untimed
 		st.Ranged = s.Ranged
+		st.span.merge(s.span)
 		st.Events = max(st.Events, s.Events)
 		if st.Event == "" {
 			st.Event = s.Event

@@ -82,6 +82,7 @@ type Stats struct {
 	// outside it (Outside) or without a time (Untimed).
 	Outside, Untimed int64
 	Ranged           bool // a Range was given
+	span             span // the times of the samples it weighed
 	Events           int  // distinct event names seen
 	// Event is the event of the samples folded: the --event-filter
 	// given, or else the input's first; "" when the samples name none.
@@ -214,7 +215,7 @@ func (p *Parser) Close() error {
 // Counts returns what the parser has counted.
 func (p *Parser) Counts() Stats {
 	st := p.stats
-	st.Ranged = p.opt.Range != nil
+	st.Ranged, st.span = p.opt.Range != nil, p.clock.span
 	if len(p.events) > 0 {
 		st.Event = p.opt.EventFilter
 	}
@@ -593,7 +594,7 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte, nameAlone boo
 				// range-perf.pl counts from the first line with a time.
 				for _, r := range t {
 					if tok := line[r[0]:r[1]]; isTime(tok) {
-						p.clock.see(tok)
+						p.clock.seeTime(tok)
 						break
 					}
 				}

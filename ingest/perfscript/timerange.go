@@ -56,6 +56,29 @@ type clock struct {
 	r       *Range
 	start   float64 // what times are counted from
 	started bool
+	span    span // of the samples' times, as the Range reads them
+}
+
+// span is the earliest and latest of the times a clock saw, for
+// --stats: the user who asks for a window may not know the input's.
+type span struct {
+	lo, hi float64
+	seen   bool
+}
+
+func (s *span) add(t float64) {
+	if !s.seen {
+		s.lo, s.hi, s.seen = t, t, true
+		return
+	}
+	s.lo, s.hi = min(s.lo, t), max(s.hi, t)
+}
+
+func (s *span) merge(o span) {
+	if o.seen {
+		s.add(o.lo)
+		s.add(o.hi)
+	}
 }
 
 // see takes a time token perf script printed, "SECONDS.FRACTION:", and
@@ -73,12 +96,26 @@ func (c *clock) see(tok []byte) bool {
 // out by the event filter: range-perf.pl counts from any sample's time.
 func (c *clock) seeTime(tok []byte) {
 	if c.r != nil && !c.started && tok != nil {
-		c.see(tok)
+		if ts, ok := parseTime(tok); ok {
+			c.startAt(ts)
+		}
 	}
 }
 
 // seeSeconds is see for a time already read as range-perf.pl reads it.
 func (c *clock) seeSeconds(ts float64) bool {
+	c.startAt(ts)
+	t := ts
+	if !c.r.Raw {
+		// Perl's subtraction of two doubles: the same bits.
+		t = ts - c.start
+	}
+	c.span.add(t)
+	return t >= c.r.Min && t <= c.r.Max
+}
+
+// startAt starts the clock at ts unless it has started.
+func (c *clock) startAt(ts float64) {
 	if !c.started && ts != 0 {
 		// range-perf.pl's "$start = $ts if $start == 0": a time of 0
 		// (the kernel's first mmap, with --show-mmap-events) starts
@@ -89,12 +126,6 @@ func (c *clock) seeSeconds(ts float64) bool {
 			c.start = math.Floor(ts)
 		}
 	}
-	t := ts
-	if !c.r.Raw {
-		// Perl's subtraction of two doubles: the same bits.
-		t = ts - c.start
-	}
-	return t >= c.r.Min && t <= c.r.Max
 }
 
 // parseTime reads a time token, "SECONDS.FRACTION:", as Perl reads

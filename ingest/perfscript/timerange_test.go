@@ -71,7 +71,12 @@ func TestRangeCounts(t *testing.T) {
 		if out != tc.out || st.Samples != tc.samples || st.Outside != tc.outside || st.Filtered != tc.filtered || st.Untimed != tc.untimed {
 			t.Errorf("%+v: got %q and %+v", tc.r, out, st)
 		}
-		if want := "outside --range"; !strings.Contains(st.String(), want) {
+		// The span is of the samples of the event folded.
+		span := "the samples' times: 0 to 2 s"
+		if tc.r.Raw {
+			span = "the samples' times: 10 to 12 s"
+		}
+		if want := "outside --range (" + span + ")"; !strings.Contains(st.String(), want) {
 			t.Errorf("%+v: stats %q do not say %q", tc.r, st.String(), want)
 		}
 	}
