@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
@@ -334,6 +335,61 @@ func (u *used) parser() any {
 		return u.doc
 	}
 	return u.lines
+}
+
+// Formats returns the formats of the inputs read so far, in order of
+// first use.
+func (fl *Folder) Formats() []*format.Format {
+	var out []*format.Format
+	for _, u := range fl.parsers {
+		out = append(out, u.f)
+	}
+	return out
+}
+
+// UnusedFlags says of each format flag that isSet reports given and that
+// none of the formats used has that it did nothing, and whose it is: an
+// option of another format than the inputs' does nothing, which the user
+// should be told (pfold --range on a .cpuprofile folds all of it).
+func UnusedFlags(isSet func(name string) bool, used []*format.Format) []string {
+	if len(used) == 0 {
+		return nil
+	}
+	has := map[string]bool{}
+	for _, f := range used {
+		for _, fl := range f.Flags {
+			has[fl.Name] = true
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, f := range Registered {
+		for _, fl := range f.Flags {
+			if has[fl.Name] || seen[fl.Name] || !isSet(fl.Name) {
+				continue
+			}
+			seen[fl.Name] = true
+			var of []string
+			for _, g := range Registered {
+				for _, gl := range g.Flags {
+					if gl.Name == fl.Name {
+						of = append(of, g.Name)
+					}
+				}
+			}
+			what := "it"
+			if len(of) > 1 {
+				what = "any of them"
+				of[len(of)-1] = "and " + of[len(of)-1]
+			}
+			list := strings.Join(of, ", ")
+			if len(of) == 2 {
+				list = strings.Join(of, " ")
+			}
+			out = append(out, fmt.Sprintf("--%s did nothing: it is an option of %s, and no input was in %s", fl.Name, list, what))
+		}
+	}
+	return out
 }
 
 // Stats says, per format read, how many inputs and stacks it gave and

@@ -36,7 +36,9 @@ perf.data, perf script's --symfs, --kallsyms and
 --no-inline (no inlined functions in frames unwound from --call-graph
 dwarf stack copies, which perf script, and so pfold, names by
 addr2line); for jstack, --include-tname, --include-tid, --shorten-pkgs;
-and so on (pfold --help lists them all, each naming its formats).
+and so on (pfold --help lists them all, each naming its formats). An
+option of a format no input is in does nothing, and a note on stderr
+says so.
 
 Perf script input is folded by -j workers (default: every core) over
 chunks cut at sample boundaries; the output is the same for any -j. An

@@ -118,7 +118,9 @@ func run(c *cli.Context) error {
 
 	var stats []string
 	var bytesRead func() int64
+	var used []*format.Format // the formats of the inputs read
 	if parallel {
+		used = []*format.Format{chosen}
 		in := cmdutil.Chunker(c, chunkSize, 2*jobs+2)
 		defer in.Close()
 		bytesRead = in.BytesRead
@@ -155,6 +157,11 @@ func run(c *cli.Context) error {
 			return err
 		}
 		stats = fl.Stats()
+		used = fl.Formats()
+	}
+	// An option of another format than the inputs' did nothing.
+	for _, u := range ingest.UnusedFlags(c.IsSet, used) {
+		fmt.Fprintf(cmdutil.Notes(c), "note: %s\n", u)
 	}
 	diag.Flush()
 	var added int64

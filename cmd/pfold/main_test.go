@@ -391,3 +391,20 @@ func TestInfernoJobsNames(t *testing.T) {
 		t.Errorf("-n 0: exit %d, stderr %q", code, errs)
 	}
 }
+
+// TestUnusedOptionNoted: an option of no input's format does nothing,
+// and says so (--range on a .cpuprofile folded the whole profile without
+// a word); on both paths, and not for an option that applies.
+func TestUnusedOptionNoted(t *testing.T) {
+	want, _, _ := cmdtest.Run(command, "", sample)
+	for _, j := range []string{"1", "2"} {
+		out, errs, code := cmdtest.Run(command, "", "-j", j, "--range", "0,1000", "--include-tid", sample)
+		if code != 0 || out != want || !strings.Contains(errs, "--include-tid did nothing: it is an option of jstack and ibmjava") || strings.Contains(errs, "--range did nothing") {
+			t.Errorf("-j %s: exit %d, same output %v, stderr %q", j, code, out == want, errs)
+		}
+	}
+	folded := "../../testdata/perf/recorded/cwork.stackcollapse-perf.folded"
+	if _, errs, code := cmdtest.Run(command, "", "--range", "1,2", folded); code != 0 || !strings.Contains(errs, "--range did nothing") {
+		t.Errorf("--range on folded stacks: exit %d, stderr %q", code, errs)
+	}
+}

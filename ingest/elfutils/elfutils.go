@@ -6,6 +6,7 @@ import (
 	"github.com/pfold/pfold/fold"
 	"github.com/pfold/pfold/ingest/format"
 	"github.com/pfold/pfold/ingest/internal/backtrace"
+	"github.com/pfold/pfold/ingest/internal/flags"
 	"github.com/pfold/pfold/ingest/internal/lex"
 	"github.com/pfold/pfold/stream"
 )
@@ -16,8 +17,8 @@ var Format = format.Format{
 	Replaces: "stackcollapse-elfutils.pl",
 	Sniff:    sniff,
 	// The script's options, --pid and --tid (a PID=N, TID=N frame at the
-	// root), are pfold's own options of those names (Bool, "include the
-	// PID/TID"), so they are not listed in Flags: pfold defines them once.
+	// root), are perf script's too.
+	Flags: []format.Flag{flags.PID, flags.TID},
 	New: func(opts format.Options, emit format.EmitFunc, diag *stream.Diag) (format.Parser, error) {
 		return &parser{emit: emit, diag: diag, withPID: opts.Bool("pid"), withTID: opts.Bool("tid")}, nil
 	},

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/pfold/pfold/ingest/format"
+	"github.com/pfold/pfold/ingest/internal/flags"
 	"github.com/pfold/pfold/stream"
 )
 
@@ -19,8 +20,8 @@ var Format = format.Format{
 	Description: "perf script output",
 	Sniff:       Sniff,
 	Flags: []format.Flag{
-		{Name: "pid", Kind: format.Bool, Usage: "perf-script, perf-data: include the PID with process names (comm-PID); elfutils: a PID=N root frame", Default: "false"},
-		{Name: "tid", Kind: format.Bool, Usage: "perf-script, perf-data: include the PID and TID with process names (comm-PID/TID); elfutils: a TID=N frame", Default: "false"},
+		flags.PID,
+		flags.TID,
 		{Name: "kernel", Kind: format.Bool, Usage: "perf-script, perf-data: annotate kernel functions with _[k]", Default: "false"},
 		{Name: "jit", Kind: format.Bool, Usage: "perf-script, perf-data: annotate JIT functions with _[j]", Default: "false"},
 		{Name: "all", Kind: format.Bool, Usage: "perf-script, perf-data: all annotations (--kernel --jit)", Default: "false"},

@@ -26,3 +26,16 @@ var NoModules = format.Flag{
 	Usage:   "sample, vtune: leave out the module (library) before each function name",
 	Default: "false",
 }
+
+// PID and TID are --pid and --tid, of perf script (and so perf.data)
+// and eu-stack: the process (and thread) id in the stacks.
+var (
+	PID = format.Flag{
+		Name: "pid", Kind: format.Bool, Default: "false",
+		Usage: "perf-script, perf-data: include the PID with process names (comm-PID); elfutils: a PID=N root frame",
+	}
+	TID = format.Flag{
+		Name: "tid", Kind: format.Bool, Default: "false",
+		Usage: "perf-script, perf-data: include the PID and TID with process names (comm-PID/TID); elfutils: a TID=N frame",
+	}
+)
