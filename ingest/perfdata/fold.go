@@ -76,6 +76,7 @@ type folder struct {
 	ips       []uint64
 	modes     []uint8
 	key, line []byte
+	time      []byte // a sample's time token, for --range
 	text      stackText
 	seq       []int32 // the stacks of a flush as tokens
 	seqOff    []uint32
@@ -151,9 +152,14 @@ func (f *folder) walked(s *Sample, t *thread, ips []uint64, modes []uint8) error
 		return nil
 	}
 	if f.namer.Ranged() {
-		timed := s.Attr.SampleType&sampleTime != 0
-		f.namer.Clock(s.Time, timed)
-		if !f.namer.KeepEvent(h.Event) || !f.namer.InRange(s.Time, timed) {
+		// The time as perf script prints it, read as its text is.
+		var time []byte
+		if s.Attr.SampleType&sampleTime != 0 {
+			f.time = appendTime(f.time[:0], s.Time)
+			time = f.time
+		}
+		f.namer.Clock(time)
+		if !f.namer.KeepEvent(h.Event) || !f.namer.InRange(time) {
 			return nil
 		}
 	} else if !f.namer.KeepEvent(h.Event) {

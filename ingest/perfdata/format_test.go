@@ -80,3 +80,19 @@ func TestFormatReads(t *testing.T) {
 		t.Errorf("Sniff = %v on perf script text", got)
 	}
 }
+
+// TestAppendTime: a sample's time reads as perf script prints it,
+// microseconds truncated (--range reads this text, as it reads perf
+// script's).
+func TestAppendTime(t *testing.T) {
+	for ns, want := range map[uint64]string{
+		4712540926999: "4712.540926:",
+		1000000:       "0.001000:",
+		999:           "0.000000:",
+		12000000000:   "12.000000:",
+	} {
+		if got := string(appendTime(nil, ns)); got != want {
+			t.Errorf("%d: %q, want %q", ns, got, want)
+		}
+	}
+}

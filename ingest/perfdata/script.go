@@ -26,12 +26,7 @@ func appendHeader(dst []byte, a *Attr, comm string, pid, tid int32, time, period
 	dst = append(dst, '/')
 	dst = strconv.AppendInt(dst, int64(tid), 10)
 	if a.SampleType&sampleTime != 0 {
-		dst = append(dst, ' ')
-		dst = strconv.AppendUint(dst, time/1e9, 10)
-		dst = append(dst, '.')
-		us := (time % 1e9) / 1e3
-		dst = appendPadded(dst, us, 10, 6, '0')
-		dst = append(dst, ':')
+		dst = appendTime(append(dst, ' '), time)
 	}
 	if a.SampleType&samplePeriod != 0 || a.Period != 0 { // -c: the event's period
 		dst = append(dst, ' ')
@@ -40,6 +35,15 @@ func appendHeader(dst []byte, a *Attr, comm string, pid, tid int32, time, period
 	dst = append(dst, ' ')
 	dst = append(dst, a.Name...)
 	return append(dst, ": \n"...)
+}
+
+// appendTime appends a sample's time, in nanoseconds, as perf script
+// prints it: "SECONDS.MICROSECONDS:", truncated to the microsecond.
+func appendTime(dst []byte, ns uint64) []byte {
+	dst = strconv.AppendUint(dst, ns/1e9, 10)
+	dst = append(dst, '.')
+	dst = appendPadded(dst, ns%1e9/1e3, 10, 6, '0')
+	return append(dst, ':')
 }
 
 // appendFrameLine appends a frame's line, with its newline:

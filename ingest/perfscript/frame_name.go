@@ -134,27 +134,24 @@ func (n *Namer) KeepEvent(ev string) bool {
 }
 
 // Clock starts the Range's clock, if it has not started, at a sample
-// of a perf.data recording: ns is its time in nanoseconds, when timed.
-// Call it for every sample, kept by the event filter or not, before
-// InRange.
-func (n *Namer) Clock(ns uint64, timed bool) {
-	if c := &n.p.clock; c.r != nil && !c.started && timed {
-		c.startAt(perfSeconds(ns))
-	}
-}
+// of a perf.data recording: time is its time token as perf script
+// prints it ("SECONDS.MICROSECONDS:"), nil when it has none. Call it
+// for every sample, kept by the event filter or not, before InRange.
+func (n *Namer) Clock(time []byte) { n.p.clock.seeTime(time) }
 
 // InRange applies the Range, if any, to a sample of a perf.data
-// recording that the event filter keeps, as the Parser does to perf
-// script's text of it; it counts a sample it leaves out.
-func (n *Namer) InRange(ns uint64, timed bool) bool {
+// recording that the event filter keeps, time being its time token as
+// for Clock: as the Parser does to perf script's text of it, it counts
+// a sample it leaves out.
+func (n *Namer) InRange(time []byte) bool {
 	p := n.p
 	switch {
 	case p.opt.Range == nil:
 		return true
-	case !timed:
+	case time == nil:
 		p.stats.Untimed++
 		return false
-	case !p.clock.seeSeconds(perfSeconds(ns)):
+	case !p.clock.see(time):
 		p.stats.Outside++
 		return false
 	}

@@ -141,21 +141,6 @@ func parseTime(tok []byte) (float64, bool) {
 	return v, err == nil
 }
 
-// perfSeconds is a perf.data sample's time in nanoseconds as perf
-// script prints it ("%lu.%06lu": microseconds, truncated) and
-// range-perf.pl then reads it.
-func perfSeconds(ns uint64) float64 {
-	var b [32]byte
-	t := strconv.AppendUint(b[:0], ns/1e9, 10)
-	t = append(t, '.')
-	us := ns % 1e9 / 1e3
-	for d := uint64(100000); d > 0; d /= 10 {
-		t = append(t, byte('0'+us/d%10))
-	}
-	v, _ := strconv.ParseFloat(string(t), 64)
-	return v
-}
-
 // noTimeMsg says why a Range kept nothing from samples without times.
 const noTimeMsg = "the samples have no time (perf script prints it unless -F leaves out the time field)"
 

@@ -145,18 +145,3 @@ func TestParseRange(t *testing.T) {
 		}
 	}
 }
-
-// TestPerfSeconds: a perf.data time reads as perf script prints it,
-// microseconds truncated.
-func TestPerfSeconds(t *testing.T) {
-	for ns, want := range map[uint64]float64{
-		4712540926999: 4712.540926,
-		1000000:       0.001,
-		999:           0,
-		12000000000:   12,
-	} {
-		if got := perfSeconds(ns); got != want {
-			t.Errorf("%d: %v, want %v", ns, got, want)
-		}
-	}
-}
