@@ -143,20 +143,7 @@ func (n *Namer) Clock(time []byte) { n.p.clock.seeTime(time) }
 // recording that the event filter keeps, time being its time token as
 // for Clock: as the Parser does to perf script's text of it, it counts
 // a sample it leaves out.
-func (n *Namer) InRange(time []byte) bool {
-	p := n.p
-	switch {
-	case p.opt.Range == nil:
-		return true
-	case time == nil:
-		p.stats.Untimed++
-		return false
-	case !p.clock.see(time):
-		p.stats.Outside++
-		return false
-	}
-	return true
-}
+func (n *Namer) InRange(time []byte) bool { return n.p.inWindow(time) }
 
 // Ranged reports whether a Range is given: the sample's times matter.
 func (n *Namer) Ranged() bool { return n.p.opt.Range != nil }

@@ -712,16 +712,23 @@ func (p *Parser) tokenHeader(name string, lineNo int, line []byte, nameAlone boo
 // just been read, time being its time token (nil when it has none): a
 // sample outside it is skipped, and counted.
 func (p *Parser) inRange(time []byte) bool {
-	if p.opt.Range == nil || p.skip {
+	if p.skip || p.inWindow(time) {
 		return true
 	}
-	if time == nil {
-		p.skip = true
+	p.skip = true
+	return false
+}
+
+// inWindow reports whether a sample of time token time (nil when it has
+// none) is in the Range, if any, and counts one that is not.
+func (p *Parser) inWindow(time []byte) bool {
+	switch {
+	case p.opt.Range == nil:
+		return true
+	case time == nil:
 		p.stats.Untimed++
 		return false
-	}
-	if !p.clock.see(time) {
-		p.skip = true
+	case !p.clock.see(time):
 		p.stats.Outside++
 		return false
 	}
